@@ -78,15 +78,17 @@ def _main(
 @app.command("list")
 def list_systems() -> None:
     """The nineteen systems, their status, and their last measured result."""
-    from proceedings.core.results import latest
+    from proceedings.core.results import latest_or_problem
 
     table = Table(title="proceedings: systems")
     for column in ("slug", "status", "title", "last result"):
         table.add_column(column)
     for system in SYSTEMS:
-        result = latest(system.slug)
-        last = ("not run" if result is None else
-                f"{result.scale}: reproduced={'yes' if result.reproduced else 'no'} ({result.created[:10]})")
+        result, problem = latest_or_problem(system.slug)
+        if result is None:
+            last = f"unreadable: {problem}" if problem else "not run"
+        else:
+            last = f"{result.scale}: reproduced={'yes' if result.reproduced else 'no'} ({result.created[:10]})"
         table.add_row(system.slug, system.status, system.title, last)
     console.print(table)
 

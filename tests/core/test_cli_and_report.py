@@ -67,3 +67,13 @@ def test_report_links_saved_plots(tmp_path):
 
 def test_version():
     assert run_cli("--version").stdout.startswith("proceedings ")
+
+
+def test_a_damaged_record_is_reported_without_hiding_the_others(tmp_path):
+    results.save(make_result(system="nas", scale="tiny"), root=tmp_path)
+    damaged = tmp_path / "pro" / "tiny.json"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_text("{ not json")
+    text = render(root=tmp_path, report_dir=tmp_path / "docs")
+    assert "unreadable result:" in next(l for l in text.splitlines() if l.startswith("| `pro`"))
+    assert "**yes**" in next(l for l in text.splitlines() if l.startswith("| `nas`"))

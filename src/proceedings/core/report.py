@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from proceedings.core.results import Result, latest, results_root
+from proceedings.core.results import Result, latest_or_problem, results_root
 from proceedings.core.runtime import atomic_write_text
 from proceedings.registry import SYSTEMS, System
 
@@ -32,9 +32,10 @@ def headline(result: Result) -> list[tuple[str, str, str]]:
     return [(k, format_value(result.metrics[k]), format_value(result.paper.get(k, "-"))) for k in keys]
 
 
-def _summary_row(system: System, result: Result | None) -> str:
+def _summary_row(system: System, result: Result | None, problem: str) -> str:
     if result is None:
-        return f"| `{system.slug}` | {system.status} | {system.claim} | not run | - | - | - |"
+        state = f"unreadable result: {problem}" if problem else "not run"
+        return f"| `{system.slug}` | {system.status} | {system.claim} | {state} | - | - | - |"
     numbers = "; ".join(f"{k}: {ours} (paper {paper})" for k, ours, paper in headline(result))
     verdict = "**yes**" if result.reproduced else "no"
     return (f"| `{system.slug}` | {system.status} | {system.claim} | {result.scale} | {numbers} | "
@@ -64,7 +65,7 @@ def _section(system: System, result: Result, root: Path, report_dir: Path) -> li
 def render(root: Path | str | None = None, report_dir: Path | str = "docs") -> str:
     """The report as Markdown text."""
     root, report_dir = results_root(root), Path(report_dir)
-    found = {system.slug: latest(system.slug, root) for system in SYSTEMS}
+    found = {system.slug: latest_or_problem(system.slug, root) for system in SYSTEMS}
     lines = [
         "# proceedings: measured results",
         "",
@@ -74,11 +75,12 @@ def render(root: Path | str | None = None, report_dir: Path | str = "docs") -> s
         "| system | status | paper's claim | scale | ours (paper) | reproduced | date |",
         "|---|---|---|---|---|---|---|",
     ]
-    lines += [_summary_row(system, found[system.slug]) for system in SYSTEMS]
+    lines += [_summary_row(system, *found[system.slug]) for system in SYSTEMS]
     lines.append("")
     for system in SYSTEMS:
-        if found[system.slug] is not None:
-            lines += _section(system, found[system.slug], root, report_dir)
+        result, _ = found[system.slug]
+        if result is not None:
+            lines += _section(system, result, root, report_dir)
     return "\n".join(lines)
 
 

@@ -132,3 +132,12 @@ def latest(system: str, root: Path | str | None = None) -> Result | None:
         if result_path(system, scale, root).exists():
             return load(system, scale, root)
     return None
+
+
+def latest_or_problem(system: str, root: Path | str | None = None) -> tuple[Result | None, str]:
+    """Like `latest`, but an unreadable record becomes a message instead of an exception,
+    so one damaged file never hides the other systems in a listing or report."""
+    try:
+        return latest(system, root), ""
+    except ProceedingsError as err:
+        return None, str(err)
