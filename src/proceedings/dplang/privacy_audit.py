@@ -1,0 +1,142 @@
+"""Privacy audits: the privacy-loss bound tested exactly on neighbouring datasets (spec §8.1).
+
+For a dataset S and a neighbour S' (one element replaced by any other element of the universe,
+including elements D never draws), every selector's output law is known in closed form, so
+- pure ε-DP holds iff max_o |log P(o | S) - log P(o | S')| <= ε for all neighbours;
+- (ε, δ)-DP holds iff the hockey-stick divergence Σ_o max(0, P(o | S) - e^ε P(o | S')) <= δ.
+`audit` checks *every* dataset of size n over the cells of the universe and every single
+replacement, which includes the worst-case neighbours (moving an element from the winner's exclusive
+region to the runner-up's; crossing the propose-test-release instability boundary q = 0 -> 1).
+Two deliberately broken selectors prove that the audit can fail.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from proceedings.dplang.exact import compositions
+from proceedings.dplang.families import Instance
+from proceedings.dplang.languages import AtomUnion, Progression, cantor_pair
+from proceedings.dplang.learner import Learner
+from proceedings.dplang.mechanisms import ExponentialMechanism, ProposeTestRelease, first_argmax
+from proceedings.dplang.scores import CellCounts
+
+TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class LeakyExponential(ExponentialMechanism):
+    """BROKEN on purpose: exp(ε·score) ignores the score's sensitivity (loss up to 2εΔ)."""
+
+    name: str = "leaky-pure"
+
+    def scale(self, sensitivity: float) -> float:
+        return self.eps
+
+    def guarantee(self, sensitivity):
+        return "NOT private (deliberately broken exponential mechanism, for audits)"
+
+
+@dataclass(frozen=True)
+class NoiselessTest(ProposeTestRelease):
+    """BROKEN on purpose: releases the argmax whenever q > 0, without noise."""
+
+    name: str = "leaky-approx"
+
+    def log_probs(self, scores, sensitivity):
+        scores = np.asarray(scores, dtype=float)
+        released = self.stability(scores, sensitivity) > 0
+        log_p = np.full(scores.shape[:-1] + (scores.shape[-1] + 1,), -np.inf)
+        choice = np.where(released, first_argmax(scores), scores.shape[-1])
+        np.put_along_axis(log_p, choice[..., None], 0.0, axis=-1)
+        return log_p
+
+    def sample(self, scores, sensitivity, rng):
+        return np.argmax(self.log_probs(scores, sensitivity), axis=-1)
+
+    def guarantee(self, sensitivity):
+        return "NOT private (deliberately broken propose-test-release, for audits)"
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    mechanism: str
+    n: int
+    eps: float
+    delta: float
+    datasets: int
+    pairs: int
+    max_privacy_loss: float  # max over neighbours and outputs of log P(o|S) - log P(o|S')
+    max_hockey_stick: float  # max over neighbours of Σ_o max(0, P(o|S) - e^ε P(o|S'))
+    worst_pair: tuple[list[int], list[int]]  # cell counts of the most violating neighbours
+    passed: bool
+
+    def summary(self) -> dict:
+        return {"mechanism": self.mechanism, "n": self.n, "eps": self.eps, "delta": self.delta,
+                "datasets": self.datasets, "pairs": self.pairs, "max_privacy_loss": self.max_privacy_loss,
+                "max_hockey_stick": self.max_hockey_stick, "passed": self.passed}
+
+
+def probe_elements(languages) -> list:
+    """Elements realising every membership pattern of these languages that the universe has."""
+    if all(isinstance(lang, Progression) for lang in languages):
+        return list(range(math.lcm(*[lang.modulus for lang in languages])))  # patterns repeat mod lcm
+    if all(isinstance(lang, AtomUnion) for lang in languages):
+        last = max(lang.atoms.horizon + lang.atoms.period for lang in languages)
+        return [cantor_pair(atom, 0) for atom in range(last + 1)]  # beyond: periodic, seen already
+    return []  # other families: the distribution's atoms only
+
+
+def universe_cells(instance: Instance, learner: Learner, n: int) -> np.ndarray:
+    """(C, K) every membership pattern an element of the universe can have (zero-mass ones too)."""
+    languages = learner.plan(instance.collection, n).languages
+    elements = list(instance.distribution.atoms(languages).representatives) + probe_elements(languages)
+    member = np.stack([lang.contains_many(elements) for lang in languages], axis=1)
+    return np.unique(member, axis=0)
+
+
+def neighbour_pairs(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (S, S') of datasets that differ by moving one element from one cell to another."""
+    index = {tuple(row): i for i, row in enumerate(counts)}
+    first, second = [], []
+    cells = counts.shape[1]
+    for i, row in enumerate(counts):
+        for source in np.flatnonzero(row):
+            for target in range(cells):
+                if target != source:
+                    moved = row.copy()
+                    moved[source] -= 1
+                    moved[target] += 1
+                    first.append(i)
+                    second.append(index[tuple(moved)])
+    return np.array(first), np.array(second)
+
+
+def privacy_losses(log_p: np.ndarray, log_q: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair: (max_o log P - log Q, hockey-stick divergence at ε); 0·log 0 conventions."""
+    with np.errstate(invalid="ignore"):
+        diff = log_p - log_q
+    diff = np.where(np.isneginf(log_p), -np.inf, diff)  # outputs S never gives cannot leak
+    loss = diff.max(axis=-1)
+    hockey = np.maximum(0.0, np.exp(log_p) - math.exp(eps) * np.exp(log_q)).sum(axis=-1)
+    return loss, hockey
+
+
+def audit(instance: Instance, learner: Learner, n: int, eps: float, delta: float = 0.0) -> AuditResult:
+    """Exhaustive audit over all datasets of size n (cell counts) and all single replacements."""
+    plan = learner.plan(instance.collection, n)
+    patterns = universe_cells(instance, learner, n)
+    counts = compositions(n, len(patterns))
+    log_probs = learner.log_output_probs(plan, CellCounts(patterns, counts, n))
+    first, second = neighbour_pairs(counts)
+    loss, hockey = privacy_losses(log_probs[first], log_probs[second], eps)
+    violation = hockey if delta > 0 else loss
+    worst = int(np.argmax(violation))
+    passed = (bool(hockey.max() <= delta * (1 + TOLERANCE) + 1e-15) if delta > 0
+              else bool(loss.max() <= eps * (1 + TOLERANCE) + 1e-12))
+    return AuditResult(learner.selector.name + "-" + learner.task[:3], n, eps, delta, len(counts), len(first),
+                       float(loss.max()), float(hockey.max()),
+                       (counts[first[worst]].tolist(), counts[second[worst]].tolist()), passed)
