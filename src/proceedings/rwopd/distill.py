@@ -1,0 +1,189 @@
+"""The four training arms on one loop: SFT, OPD, rejection fine-tuning, and RWOPD (spec §2.2, §2.4).
+
+Every arm draws the same prompts and samples the same number of student rollouts per step (the
+issue's equal-generation budget); what differs is the loss:
+  - `sft`:   cross-entropy on the reference SVA (token mimicry; rollouts only logged);
+  - `opd`:   reverse KL  sum_v pi_s(v) (log pi_s(v) - log pi_T(v))  on student rollouts, no verifier;
+  - `rft`:   cross-entropy on the student's own rollouts that the PEC passes (verifier, no teacher);
+  - `rwopd`: on rollouts with reward r >= r_min, weight w = clip(r / mean r_kept, 0, w_max) and
+             forward KL  sum_v pi_T(v) (log pi_T(v) - log pi_s(v))  at every response token
+             (paper abstract; spec §2.2 step 6: dense teacher supervision on verifier-passable
+             student prefixes).
+Training checkpoints atomically every `checkpoint_every` steps (model, optimiser, RNG, log) and
+resumes from the last checkpoint.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.core.runtime import load_checkpoint, restore_rng_state, rng_state, save_checkpoint
+from proceedings.rwopd.harness import VerdictCache
+from proceedings.rwopd.policy import completion_logprobs, encode_pairs, sample, supervised_batch
+from proceedings.rwopd.prompting import format_prompt, target_text
+
+log = logging.getLogger(__name__)
+METHODS = ("sft", "opd", "rft", "rwopd")
+
+
+@dataclass
+class ArmConfig:
+    steps: int = 40
+    batch_prompts: int = 8  # B
+    rollouts: int = 4  # G per prompt
+    max_new_tokens: int = 48
+    lr: float = 1e-4
+    temperature: float = 1.0  # rollout temperature, spec §2.2 step 1
+    rho: float = 0.5  # reward of a one-way implication
+    r_min: float = 0.5  # verifier-passable threshold
+    w_max: float = 4.0
+    checkpoint_every: int = 10
+
+
+@dataclass
+class TrainLog:
+    method: str
+    losses: list[float] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)  # mean rollout reward per step
+    kept: list[int] = field(default_factory=list)  # rollouts used by the loss per step
+    generations: int = 0
+    trained_tokens: int = 0
+    seconds: float = 0.0
+
+    def tokens_per_second(self) -> float:
+        return self.trained_tokens / self.seconds if self.seconds else 0.0
+
+
+def _mean_per_row(values, rows, batch: int):
+    """(N,) per-token values -> (batch,) mean over each row's tokens."""
+    import torch
+
+    total = torch.zeros(batch, dtype=values.dtype).index_add(0, rows, values)
+    count = torch.zeros(batch, dtype=values.dtype).index_add(0, rows, torch.ones_like(values))
+    return total / count.clamp(min=1)
+
+
+def cross_entropy(model, ids, attention, completion):
+    """Per-sequence mean negative log-likelihood of the completion tokens: (B,)."""
+    logp, rows, targets = completion_logprobs(model, ids, attention, completion)
+    picked = logp.gather(-1, targets[:, None]).squeeze(-1)
+    return -_mean_per_row(picked, rows, ids.shape[0])
+
+
+def kl_per_row(student, teacher, ids, attention, completion, reverse: bool):
+    """Per-sequence mean token KL between teacher and student next-token distributions: (B,)."""
+    import torch
+
+    with torch.no_grad():
+        t_logp, rows, _ = completion_logprobs(teacher, ids, attention, completion)
+    s_logp, _, _ = completion_logprobs(student, ids, attention, completion)
+    if reverse:  # KL(pi_s || pi_T)
+        kl = (s_logp.exp() * (s_logp - t_logp)).sum(-1)
+    else:  # KL(pi_T || pi_s)
+        kl = (t_logp.exp() * (t_logp - s_logp)).sum(-1)
+    return _mean_per_row(kl, rows, ids.shape[0])
+
+
+def arm_loss(method, student, teacher, tokenizer, prompts, references, rollouts, rewards, cfg: ArmConfig):
+    """(loss or None when nothing is kept, number of sequences used, tokens trained on)."""
+    import torch
+
+    if method == "sft":
+        ids, attention, completion = encode_pairs(tokenizer, prompts, [target_text(r) for r in references])
+        return cross_entropy(student, ids, attention, completion).mean(), len(prompts), int(completion.sum())
+    flat_prompts = [p for p, outs in zip(prompts, rollouts) for _ in outs]
+    flat_outs = [" " + o.strip() + "\n" for outs in rollouts for o in outs]
+    flat_rewards = [r for rs in rewards for r in rs]
+    if method == "opd":
+        keep = list(range(len(flat_outs)))
+    else:
+        keep = [i for i, r in enumerate(flat_rewards) if r >= cfg.r_min]
+    if not keep:
+        return None, 0, 0
+    ids, attention, completion = encode_pairs(tokenizer, [flat_prompts[i] for i in keep],
+                                              [flat_outs[i] for i in keep])
+    tokens = int(completion.sum())
+    if method == "rft":
+        return cross_entropy(student, ids, attention, completion).mean(), len(keep), tokens
+    if method == "opd":
+        return kl_per_row(student, teacher, ids, attention, completion, reverse=True).mean(), len(keep), tokens
+    kept_rewards = torch.tensor([flat_rewards[i] for i in keep])
+    weights = (kept_rewards / kept_rewards.mean()).clamp(0.0, cfg.w_max)
+    per_row = kl_per_row(student, teacher, ids, attention, completion, reverse=False)
+    return (weights * per_row).mean(), len(keep), tokens
+
+
+def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, cache: VerdictCache,
+              seed: int = 0, out_dir: Path | None = None, progress: bool = False) -> TrainLog:
+    """Train `student` in place with one arm; resumes from `out_dir/state.pt` when present."""
+    import torch
+    from tqdm import tqdm
+
+    if method not in METHODS:
+        raise ProceedingsError(f"unknown method '{method}'; choose one of: {', '.join(METHODS)}")
+    optimizer = torch.optim.AdamW(student.parameters(), lr=cfg.lr)
+    order = random.Random(seed).sample(range(len(pool)), len(pool))
+    train_log, start = TrainLog(method), 0
+    state_path = out_dir / "state.pt" if out_dir else None
+    state = load_checkpoint(state_path) if state_path else None
+    if state is not None:
+        student.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        restore_rng_state(state["rng"])
+        train_log, start = TrainLog(**state["log"]), state["step"]
+        log.info("%s: resumed at step %d", method, start)
+    for step in tqdm(range(start, cfg.steps), desc=method, disable=not progress, initial=start, total=cfg.steps):
+        began = time.perf_counter()
+        batch = [pool[order[(step * cfg.batch_prompts + i) % len(pool)]] for i in range(cfg.batch_prompts)]
+        prompts = [format_prompt(t.prompt) for t in batch]
+        student.eval()
+        rollouts = sample(student, tokenizer, prompts, cfg.rollouts, cfg.max_new_tokens, cfg.temperature)
+        rewards = [[cache.reward(o, t.sva, cfg.rho) for o in outs] for t, outs in zip(batch, rollouts)]
+        train_log.generations += sum(map(len, rollouts))
+        student.train()
+        loss, kept, tokens = arm_loss(method, student, teacher, tokenizer, prompts, [t.sva for t in batch],
+                                      rollouts, rewards, cfg)
+        if loss is not None:
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(student.parameters(), 1.0)
+            optimizer.step()
+        train_log.losses.append(loss.item() if loss is not None else float("nan"))
+        train_log.rewards.append(sum(map(sum, rewards)) / max(1, sum(map(len, rewards))))
+        train_log.kept.append(kept)
+        train_log.trained_tokens += tokens
+        train_log.seconds += time.perf_counter() - began
+        if state_path and ((step + 1) % cfg.checkpoint_every == 0 or step + 1 == cfg.steps):
+            save_checkpoint(state_path, {"model": student.state_dict(), "optimizer": optimizer.state_dict(),
+                                         "rng": rng_state(), "log": asdict(train_log), "step": step + 1,
+                                         "config": asdict(cfg)})
+    student.eval()
+    return train_log
+
+
+def supervised_finetune(model, tokenizer, pairs, steps: int, batch_size: int, lr: float, seed: int = 0,
+                        progress: bool = False, desc: str = "sft") -> list[float]:
+    """Plain cross-entropy fine-tuning on (prompt, reference) pairs: builds the teacher and warm student."""
+    import torch
+    from tqdm import tqdm
+
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    order = random.Random(seed).sample(range(len(pairs)), len(pairs))
+    losses = []
+    model.train()
+    for step in tqdm(range(steps), desc=desc, disable=not progress):
+        batch = [pairs[order[(step * batch_size + i) % len(pairs)]] for i in range(batch_size)]
+        ids, attention, completion = supervised_batch(tokenizer, batch)
+        loss = cross_entropy(model, ids, attention, completion).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        losses.append(loss.item())
+    model.eval()
+    return losses

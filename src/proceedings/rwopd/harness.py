@@ -1,0 +1,99 @@
+"""Scoring model outputs with the PEC: rewards, unbiased pass@k, per-category tables, bootstrap CIs.
+
+pass@k is the unbiased estimator of Chen et al. (2021): 1 - C(n-c, k) / C(n, k) for n samples of
+which c pass (EQUIVALENT, spec §2.5 Func@k); relaxed counts one-way implication too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from proceedings.rwopd.pec import Verdict, check_equivalence, reward
+from proceedings.rwopd.prompting import extract_sva
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+class VerdictCache:
+    """Memoised PEC verdicts keyed by (candidate, reference, testbench): rollouts repeat a lot."""
+
+    def __init__(self, timeout_s: float = 2.0) -> None:
+        self.timeout_s, self.table = timeout_s, {}
+
+    def verdict(self, candidate: str | None, reference: str, testbench: str | None = None) -> Verdict:
+        if not candidate:
+            return Verdict.SYNTAX_ERROR
+        key = (candidate, reference, testbench)
+        if key not in self.table:
+            signals = None
+            if testbench is None:
+                from proceedings.rwopd.frontend import infer_signals
+
+                signals = infer_signals(reference)  # the candidate may only use the reference's signals
+            self.table[key] = check_equivalence(candidate, reference, signals=signals, testbench=testbench,
+                                                timeout_s=self.timeout_s).verdict
+        return self.table[key]
+
+    def reward(self, completion: str, reference: str, rho: float, testbench: str | None = None) -> float:
+        return reward(self.verdict(extract_sva(completion), reference, testbench), rho)
+
+
+@dataclass
+class Evaluation:
+    """Per-task verdict lists; summaries computed from them."""
+
+    tasks: list  # objects with .id, .category
+    verdicts: list[list[Verdict]]
+
+    def pass_at(self, k: int, category: str | None = None, relaxed: bool = False) -> float:
+        scores = self.per_task(k, relaxed, category)
+        return float(np.mean(scores)) if scores else float("nan")
+
+    def per_task(self, k: int, relaxed: bool = False, category: str | None = None) -> list[float]:
+        good = {Verdict.EQUIVALENT} | ({Verdict.A_IMPLIES_B, Verdict.B_IMPLIES_A} if relaxed else set())
+        return [pass_at_k(len(v), sum(x in good for x in v), k) for t, v in zip(self.tasks, self.verdicts)
+                if category is None or t.category == category]
+
+    def syntax_rate(self) -> float:
+        flat = [v for vs in self.verdicts for v in vs]
+        return float(np.mean([v != Verdict.SYNTAX_ERROR for v in flat])) if flat else float("nan")
+
+    def bootstrap(self, k: int = 1, rounds: int = 1000, seed: int = 0) -> tuple[float, float]:
+        """95% percentile interval of pass@k over tasks resampled with replacement."""
+        scores = np.array(self.per_task(k))
+        rng = np.random.default_rng(seed)
+        means = scores[rng.integers(0, len(scores), (rounds, len(scores)))].mean(axis=1)
+        return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+    def summary(self, categories: tuple[str, ...]) -> dict:
+        low, high = self.bootstrap()
+        out = {"pass@1": self.pass_at(1), "pass@1_ci": [low, high], "relaxed_pass@1": self.pass_at(1, relaxed=True),
+               "syntax@1": self.syntax_rate()}
+        for category in categories:
+            out[f"pass@1_{category}"] = self.pass_at(1, category)
+        return out
+
+
+def evaluate_samples(tasks, samples: list[list[str]], cache: VerdictCache, testbench_of=None) -> Evaluation:
+    """Check every sample of every task against the task's reference."""
+    verdicts = []
+    for task, outs in zip(tasks, samples):
+        bench = testbench_of(task) if testbench_of else None
+        reference = getattr(task, "sva", None) or task.reference
+        verdicts.append([cache.verdict(extract_sva(o), reference, bench) for o in outs])
+    return Evaluation(list(tasks), verdicts)
+
+
+def category_counts(tasks) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for task in tasks:
+        counts[task.category] += 1
+    return dict(counts)
