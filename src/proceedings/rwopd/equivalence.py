@@ -72,7 +72,8 @@ def check_direction(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadli
     """
     if not circuit.registers:
         depth = 0  # combinational: one tick decides
-    proved_safety = _induction(circuit, a, b, induction_depth or depth, deadline)
+    closed_at = _induction(circuit, a, b, induction_depth or depth, deadline)
+    proved_safety = closed_at is not None and _base_case_holds(circuit, a, b, closed_at, deadline)
     if proved_safety and not b.strong:
         return Direction(True, True, depth)
     counterexample = _lasso_search(circuit, a, b, depth, deadline)
@@ -182,8 +183,30 @@ def _extract(model, circuit: Circuit, inputs, k: int, states, loops) -> Trace:
     return Trace(steps, loop_start)
 
 
-def _induction(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadline: float) -> bool:
-    """k-induction on "no B failure while A holds"; True when it closes at some k <= depth."""
+def _base_case_holds(circuit: Circuit, a: Outputs, b: Outputs, k: int, deadline: float) -> bool:
+    """The base of k-induction: from the initial state, A never failing in ticks 0..k leaves B unfailed.
+
+    Requiring A to hold over all k+1 ticks is sound here: on a trace that satisfies A, A fails nowhere.
+    """
+    import z3
+
+    run = _Unroller(circuit, [a, b], Z3Algebra(), _symbolic_inputs(circuit))
+    solver = z3.SolverFor("QF_BV")
+    state = {name: z3.BitVecVal(reg.init, reg.width) for name, reg in circuit.registers.items()}
+    b_fails = []
+    for tick in range(k + 1):
+        ((fa, _), (fb, _)), state = run.step(state, tick)
+        solver.add(fa == 0)
+        b_fails.append(fb == 1)
+    solver.add(z3.Or(b_fails))
+    return _solve(solver, deadline) == z3.unsat
+
+
+def _induction(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadline: float) -> int | None:
+    """The step of k-induction on "no B failure while A holds": the k <= depth where it closes, or None.
+
+    Only a proof together with `_base_case_holds` at the same k.
+    """
     import z3
 
     inputs = _symbolic_inputs(circuit)
@@ -199,10 +222,10 @@ def _induction(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadline: f
             solver.push()
             solver.add(fb == 1)
             if _solve(solver, deadline) == z3.unsat:
-                return True
+                return k
             solver.pop()
         solver.add(fb == 0)
-    return False
+    return None
 
 
 def replay(circuit: Circuit, a: Outputs, b: Outputs, trace: Trace) -> dict:

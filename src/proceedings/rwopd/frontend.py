@@ -92,7 +92,8 @@ def parse_assertion(text: str, signals: dict[str, int] | None = None, testbench:
     found = []
     for instance in compilation.getRoot().topInstances:
         instance.body.visit(lambda o: (found.append(o) if isinstance(o, ast.ConcurrentAssertionStatement) else None) or True)
-    asserts = [s for s in found if s.assertionKind.name in ("Assert", "Assume")]
+    # the candidate is the statement placed after `prefix`; the testbench may hold assertions of its own
+    asserts = [s for s in found if s.sourceRange.start.offset >= len(prefix)]
     if len(asserts) != 1:
         raise Unsupported(f"expected exactly one concurrent assertion, found {len(asserts)}")
     lowering = _Lowering()
@@ -276,12 +277,12 @@ class _Lowering:
         from pyslang import ast
 
         width, signed = _width(node), bool(node.type.isSigned)
-        if node.constant is not None:  # literals, parameters and constant sub-expressions
+        constant = node.constant is not None or isinstance(node, (ast.IntegerLiteral, ast.UnbasedUnsizedIntegerLiteral)) \
+            or (isinstance(node, ast.NamedValueExpression) and node.symbol.kind.name == "Parameter")
+        if constant:  # literals, parameters and constant sub-expressions
             return Expr("const", (), width, _constant(node), signed)
         if isinstance(node, ast.NamedValueExpression):
             return self.named(node, width, signed)
-        if isinstance(node, (ast.IntegerLiteral, ast.UnbasedUnsizedIntegerLiteral)):
-            raise Unsupported("X/Z bits in a literal (the checker is two-state)")
         if isinstance(node, ast.ConversionExpression):
             return _resize(self.expr(node.operand), width, signed)
         if isinstance(node, ast.BinaryExpression):
@@ -449,12 +450,27 @@ def _width(node) -> int:
 
 
 def _constant(node) -> int:
+    """The integer value of a constant expression, literal or parameter reference."""
+    from pyslang import ast
+
     value = node.constant
+    if value is None and isinstance(node, ast.IntegerLiteral):
+        return _svint(node.value, node)
+    if value is None and isinstance(node, ast.NamedValueExpression) and node.symbol.kind.name == "Parameter":
+        value = node.symbol.value
     if value is None:
         raise Unsupported("a non-constant value where a constant is required")
     if value.hasUnknown():
         raise Unsupported("X/Z bits in a constant (the checker is two-state)")
     return int(value.convertToInt().value) & ((1 << max(1, _width(node))) - 1)
+
+
+def _svint(number, node) -> int:
+    from pyslang import LiteralBase
+
+    if number.hasUnknown:
+        raise Unsupported("X/Z bits in a literal (the checker is two-state)")
+    return int(number.toString(LiteralBase.Hex, False), 16) & ((1 << max(1, _width(node))) - 1)
 
 
 def _position(rng, index: int) -> int:

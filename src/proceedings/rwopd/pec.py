@@ -133,3 +133,17 @@ def reward(verdict: Verdict, implication_reward: float = 0.5) -> float:
     if verdict in (Verdict.A_IMPLIES_B, Verdict.B_IMPLIES_A):
         return implication_reward
     return 0.0
+
+
+def _check_job(job: dict) -> dict:
+    return check_equivalence(**job).to_dict()
+
+
+def check_batch(jobs: list[dict], workers: int = 2) -> list[dict]:
+    """Run many `check_equivalence(**job)` in a process pool; results in job order (as dicts)."""
+    if workers <= 1:
+        return [_check_job(job) for job in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(_check_job, jobs, chunksize=max(1, len(jobs) // (8 * workers))))
