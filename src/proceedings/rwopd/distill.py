@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.core.runtime import load_checkpoint, restore_rng_state, rng_state, save_checkpoint
+from proceedings.core.runtime import load_checkpoint, restore_rng_state, rng_state, save_checkpoint, seed_everything
 from proceedings.rwopd.harness import VerdictCache
 from proceedings.rwopd.policy import completion_logprobs, encode_pairs, sample, supervised_batch
 from proceedings.rwopd.prompting import format_prompt, target_text
@@ -131,7 +131,9 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
     train_log, start = TrainLog(method), 0
     state_path = out_dir / "state.pt" if out_dir else None
     state = load_checkpoint(state_path) if state_path else None
-    if state is not None:
+    if state is None:
+        seed_everything(seed)  # a fresh run is a function of the seed alone
+    else:
         student.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         restore_rng_state(state["rng"])

@@ -1,0 +1,93 @@
+"""The distillation arms on tiny models: losses, reward weighting, checkpoint and resume."""
+
+import copy
+
+import pytest
+import torch
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.rwopd.distill import ArmConfig, arm_loss, train_arm
+from proceedings.rwopd.grammar import generate_pairs
+from proceedings.rwopd.harness import VerdictCache, pass_at_k
+from proceedings.rwopd.policy import require_same_tokenizer, truncated_student
+from proceedings.rwopd.prompting import extract_sva, format_prompt
+
+CFG = ArmConfig(steps=2, batch_prompts=2, rollouts=2, max_new_tokens=8, lr=1e-3, checkpoint_every=1)
+
+
+@pytest.fixture
+def models(tiny_lm):
+    model, tok = tiny_lm
+    return copy.deepcopy(model), truncated_student(model, 1), tok
+
+
+def test_rwopd_drops_unpassable_rollouts_and_weights_by_normalised_reward(models):
+    teacher, student, tok = models
+    prompts = [format_prompt("sig_A is high")]
+    rollouts = [["sig_A", "garbage (", "sig_A || sig_B"]]
+    loss, used, _ = arm_loss("rwopd", student, teacher, tok, prompts, ["sig_A"], rollouts, [[1.0, 0.0, 0.5]], CFG)
+    assert used == 2 and torch.isfinite(loss)
+    none, used, _ = arm_loss("rwopd", student, teacher, tok, prompts, ["sig_A"], rollouts, [[0.0, 0.0, 0.0]], CFG)
+    assert none is None and used == 0
+    # weights r / mean(r_kept): a single kept rollout with r=0.5 gets weight 1, same loss as r=1
+    only_half, _, _ = arm_loss("rwopd", student, teacher, tok, prompts, ["sig_A"], [["sig_A"]], [[0.5]], CFG)
+    only_full, _, _ = arm_loss("rwopd", student, teacher, tok, prompts, ["sig_A"], [["sig_A"]], [[1.0]], CFG)
+    assert torch.allclose(only_half, only_full)
+
+
+def test_forward_kl_is_zero_when_student_equals_teacher(models):
+    teacher, _, tok = models
+    loss, _, _ = arm_loss("rwopd", teacher, teacher, tok, [format_prompt("x")], ["sig_A"], [["sig_A"]], [[1.0]], CFG)
+    assert abs(loss.item()) < 1e-5
+    reverse, _, _ = arm_loss("opd", teacher, teacher, tok, [format_prompt("x")], ["sig_A"], [["sig_B"]], [[0.0]], CFG)
+    assert abs(reverse.item()) < 1e-5
+
+
+def test_training_resumes_from_checkpoint_bit_exactly(models, tmp_path):
+    teacher, student, tok = models
+    pool = generate_pairs(8, seed=0)
+    straight = copy.deepcopy(student)
+    full = train_arm("opd", straight, teacher, tok, pool, CFG, VerdictCache(), seed=3, out_dir=tmp_path / "a")
+    first = copy.deepcopy(student)
+    train_arm("opd", first, teacher, tok, pool, ArmConfig(**{**CFG.__dict__, "steps": 1}), VerdictCache(), seed=3,
+              out_dir=tmp_path / "b")
+    resumed = copy.deepcopy(student)  # fresh weights: everything must come from the checkpoint
+    log = train_arm("opd", resumed, teacher, tok, pool, CFG, VerdictCache(), seed=3, out_dir=tmp_path / "b")
+    assert log.losses == full.losses and len(log.losses) == 2
+    assert log.generations == full.generations == 2 * 2 * 2
+    for p, q in zip(straight.parameters(), resumed.parameters()):
+        assert torch.equal(p, q)
+
+
+def test_every_arm_makes_the_same_number_of_student_generations(models):
+    teacher, student, tok = models
+    pool = generate_pairs(8, seed=0)
+    counts = {m: train_arm(m, copy.deepcopy(student), teacher, tok, pool, CFG, VerdictCache(), seed=0).generations
+              for m in ("sft", "opd", "rft", "rwopd")}
+    assert len(set(counts.values())) == 1
+
+
+def test_mismatched_tokenizers_are_refused(tiny_lm):
+    _, tok = tiny_lm
+    other = copy.deepcopy(tok)
+    other.add_tokens(["<extra_token>"])
+    with pytest.raises(ProceedingsError, match="differ"):
+        require_same_tokenizer(tok, other)
+
+
+def test_student_keeps_only_its_first_layers(tiny_lm):
+    model, _ = tiny_lm
+    student = truncated_student(model, 1)
+    assert len(student.model.layers) == 1 and student.config.num_hidden_layers == 1
+    assert torch.equal(student.model.layers[0].mlp.up_proj.weight, model.model.layers[0].mlp.up_proj.weight)
+    with pytest.raises(ProceedingsError):
+        truncated_student(model, 5)
+
+
+def test_unbiased_pass_at_k_and_sva_extraction():
+    assert pass_at_k(10, 0, 1) == 0.0 and pass_at_k(10, 10, 5) == 1.0
+    assert abs(pass_at_k(10, 3, 1) - 0.3) < 1e-12
+    assert abs(pass_at_k(5, 1, 2) - 0.4) < 1e-12
+    assert extract_sva(" sig_A |=> sig_B\nmore") == "sig_A |=> sig_B"
+    assert extract_sva("```systemverilog\nassert property (@(posedge clk) a |-> b);\n```").startswith("assert property")
+    assert extract_sva("   ") is None
