@@ -1,0 +1,191 @@
+"""reproduce(scale): a stream of sequential edits, the base editor against the same editor + NAS.
+
+The paper (abstract; spec §1) claims that sequential locate-and-edit editing grows the edited
+weights' norm roughly exponentially and collapses, and that anchoring every solved value vector to
+the original model's reference norm keeps the norms bounded and the edits working. The story:
+data (facts the model knows, rewritten to counterfactuals) -> the base editor's stream -> the NAS
+stream on the same requests -> norm growth and end-of-stream scores, verdict from the numbers.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from proceedings.core.results import Result, artifact_dir, results_root
+from proceedings.nas.hparams import EditHparams
+from proceedings.nas.plots import norm_series, plot_runs
+from proceedings.nas.stream import StreamConfig, run_stream
+
+log = logging.getLogger(__name__)
+
+CLAIM = ("Rescaling every solved value vector to the unedited model's reference norm (NAS) stops the "
+         "norm-feedback loop of sequential locate-and-edit editing: the base editor's weight norm grows "
+         "faster than linearly while NAS's stays within +10 % of the original, and NAS ends the stream with "
+         "the higher edit score and the lower perplexity.")
+PAPER = {"horizon_ratio": 4.0, "long_run_gain": 0.722}  # abstract: > 4x horizon, +72.2 % long-run performance
+
+
+@dataclass(frozen=True)
+class NASExperiment:
+    model: str  # "tiny" (random 4-layer Llama, invented facts) or a model spec for load_causal_lm
+    n_edits: int
+    batch_size: int
+    eval_every: int
+    mom2_update_weight: float  # lambda; below the paper's 15000 = the "accelerated" stress setting
+    v_num_grad_steps: int
+    nas_n_ref: int
+    stats_tokens: int
+    known_top_k: int = 5  # a fact is known when its object is in the model's top-k next tokens
+    methods: tuple[str, ...] = ("memit",)
+    ppl_tokens: int = 2048
+
+
+CONFIGS = {
+    "tiny": NASExperiment(model="tiny", n_edits=40, batch_size=2, eval_every=10, mom2_update_weight=150.0,
+                          v_num_grad_steps=10, nas_n_ref=16, stats_tokens=2_000, ppl_tokens=512),
+    "small": NASExperiment(model="smollm2-135m", n_edits=150, batch_size=10, eval_every=30,
+                           mom2_update_weight=1500.0, v_num_grad_steps=12, nas_n_ref=64, stats_tokens=50_000),
+    "paper": NASExperiment(model="meta-llama/Meta-Llama-3-8B", n_edits=20_000, batch_size=100, eval_every=2_000,
+                           mom2_update_weight=15000.0, v_num_grad_steps=25, nas_n_ref=1000, stats_tokens=100_000 * 128,
+                           methods=("memit", "alphaedit")),
+}
+
+
+def reproduce(scale: str, seed: int = 0) -> Result:
+    """Sequential editing with and without NAS (paper: Fig. 1 and the long-run comparison)."""
+    from proceedings.core.runtime import seed_everything
+
+    cfg = CONFIGS[scale]
+    seed_everything(seed)
+    model, tok = load_model(cfg.model)
+    requests, reference = stream_requests(model, tok, cfg, seed)
+    out = artifact_dir("nas", scale)
+    stream_cfg = StreamConfig(batch_size=cfg.batch_size, eval_every=cfg.eval_every, ppl_tokens=cfg.ppl_tokens)
+    runs, metrics, baselines, checks = {}, {}, {}, {}
+    for method in cfg.methods:
+        for nas in (False, True):
+            hp = EditHparams.for_model(model, method=method, nas=nas, mom2_update_weight=cfg.mom2_update_weight,
+                                       v_num_grad_steps=cfg.v_num_grad_steps, nas_n_ref=cfg.nas_n_ref,
+                                       stats_tokens=cfg.stats_tokens, **tiny_overrides(cfg))
+            label = f"{method}{'+nas' if nas else ''}"
+            run_dir = _fresh(out / "runs" / label)
+            run_stream(copy.deepcopy(model), tok, requests, hp, run_dir, stream_cfg, reference_requests=reference)
+            runs[label] = run_dir
+        base, ours = comparison(runs[method], runs[f"{method}+nas"])
+        prefix = "" if method == cfg.methods[0] else f"{method}_"
+        metrics.update({prefix + k: v for k, v in ours.items()})
+        baselines.update({prefix + k: v for k, v in base.items()})
+        checks.update({f"{method}: {rule}": holds for rule, holds in verdict(base, ours).items()})
+    plot = plot_runs(runs, out / "norms_and_scores.png", title=f"NAS, {scale}: {cfg.model}, lambda={cfg.mom2_update_weight:g}")
+    return Result(
+        system="nas", scale=scale, claim=CLAIM, metrics=metrics,
+        baseline={"name": f"{' / '.join(m.upper() for m in cfg.methods)} without NAS (same stream)", **baselines},
+        checks=checks, paper=PAPER, config=asdict(cfg), seed=seed, notes=notes(scale, cfg, metrics, baselines),
+        artifacts=[str(plot.relative_to(results_root()))], device=str(next(model.parameters()).device))
+
+
+def load_model(spec: str):
+    """The real model, or the tiny random Llama whose embeddings are scaled so that edits can move it."""
+    if spec != "tiny":
+        from proceedings.core.models import load_causal_lm
+
+        return load_causal_lm(spec)
+    return tiny_editing_model()
+
+
+def tiny_editing_model(seed: int = 0, embedding_scale: float = 4.0):
+    """A random 4-layer Llama (d=64, d_ff=128). With the default init (std 0.02) its logits are
+    nearly uniform and no value vector can change a prediction, so the tied embedding is scaled up."""
+    import torch
+
+    from proceedings.core.models import tiny_causal_lm
+
+    model, tok = tiny_causal_lm(seed=seed, num_layers=4, hidden_size=64, intermediate_size=128)
+    with torch.no_grad():
+        model.get_input_embeddings().weight.mul_(embedding_scale)
+    return model, tok
+
+
+def tiny_overrides(cfg: NASExperiment) -> dict:
+    """The random model's hidden states are small: MEMIT's own clamp/lr/decay (spec §2.4) let edits through."""
+    return dict(clamp_norm_factor=4.0, v_lr=0.5, v_weight_decay=1e-3) if cfg.model == "tiny" else {}
+
+
+def stream_requests(model, tok, cfg: NASExperiment, seed: int):
+    """(stream, reference pool for rho): known facts of a real model, invented facts for the tiny one."""
+    from proceedings.nas.facts import invented_tables, known_fact_requests, table_requests
+
+    if cfg.model == "tiny":
+        tables = invented_tables(seed=seed)
+        return table_requests(cfg.n_edits, seed, tables), table_requests(cfg.nas_n_ref, seed + 1, tables)
+    requests = known_fact_requests(model, tok, cfg.n_edits, seed=seed, top_k=cfg.known_top_k)
+    return requests, table_requests(cfg.nas_n_ref, seed + 1)
+
+
+def comparison(base_dir: Path, nas_dir: Path) -> tuple[dict, dict]:
+    """End-of-stream numbers and norm-growth slopes of both runs."""
+    numbers = []
+    for run_dir in (base_dir, nas_dir):
+        summary = json.loads((run_dir / "summary.json").read_text())
+        series = norm_series(run_dir)
+        final = summary["final"]
+        early, late = growth_slopes(series["edits"], series["weight_ratio"])
+        numbers.append({
+            "score": final["score"], "efficacy": final["efficacy"], "generalization": final["generalization"],
+            "specificity": final["specificity"], "ppl": final["ppl"], "ppl_original": summary["evals"][0]["ppl"],
+            "fluency": final.get("fluency"), "weight_growth": series["weight_ratio"][-1] - 1,
+            "max_weight_growth": max(series["weight_ratio"]) - 1,
+            "slope_early_per_100": 100 * early, "slope_late_per_100": 100 * late,
+            "v0_norm_first": series["v0_norm"][0], "v0_norm_last": series["v0_norm"][-1],
+            "v_star_raw_first": series["v_star_raw_norm"][0], "v_star_raw_last": series["v_star_raw_norm"][-1],
+            "horizon_edits": summary["horizon"]["edits"], "horizon_reached": summary["horizon"]["reached"],
+            "skipped": summary["skipped"], "failed_batches": summary["failed_batches"], "rho": summary["rho"],
+        })
+    base, ours = numbers
+    ours["long_run_gain"] = (ours["score"] - base["score"]) / base["score"]
+    ours["horizon_ratio"] = ours["horizon_edits"] / base["horizon_edits"] if base["horizon_reached"] else None
+    return base, ours
+
+
+def growth_slopes(edits: list[int], ratios: list[float]) -> tuple[float, float]:
+    """Per-edit slope of ||W||/||W_0|| over the first and the last third of the stream (from 1.0 at 0 edits)."""
+    xs, ys = [0] + list(edits), [1.0] + list(ratios)
+    third = max(1, len(xs) // 3)
+    early = (ys[third] - ys[0]) / (xs[third] - xs[0])
+    late = (ys[-1] - ys[-1 - third]) / (xs[-1] - xs[-1 - third])
+    return early, late
+
+
+def verdict(base: dict, ours: dict) -> dict[str, bool]:
+    """The claim's conditions, each decided by the measured numbers."""
+    return {
+        "the base editor's ||W||_F grows faster than linear (late slope > early slope)":
+            base["slope_late_per_100"] > base["slope_early_per_100"] and base["weight_growth"] > 0,
+        "NAS keeps ||W||_F within +10 % of the original": ours["max_weight_growth"] <= 0.10,
+        "NAS ends with the higher edit score S": ours["score"] > base["score"],
+        "NAS ends with the lower held-out perplexity": ours["ppl"] < base["ppl"],
+    }
+
+
+def notes(scale: str, cfg: NASExperiment, metrics: dict, baselines: dict) -> str:
+    parts = [f"lambda = {cfg.mom2_update_weight:g} (paper 15000); below the paper's value it is the accelerated "
+             "stress setting of spec §5, needed for the loop to show within a CPU-affordable stream."]
+    if scale == "tiny":
+        parts.append("tiny = random 4-layer Llama with invented facts: a smoke test of the pipeline, not evidence.")
+    if not baselines.get("horizon_reached"):
+        parts.append(f"The base editor did not collapse within {cfg.n_edits} edits (S never fell below half its "
+                     f"first value, PPL never doubled); growth slopes per 100 edits: early "
+                     f"{baselines.get('slope_early_per_100', 0):.3f}, late {baselines.get('slope_late_per_100', 0):.3f}. "
+                     "A longer stream is documented in the README.")
+    return " ".join(parts)
+
+
+def _fresh(path: Path) -> Path:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)
+    return path

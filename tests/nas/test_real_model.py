@@ -1,0 +1,46 @@
+"""On the real SmolLM2-135M: one edit flips a fact it knows and leaves its neighbour alone; the
+CounterFact-lite builder finds facts it knows."""
+
+import copy
+
+import pytest
+
+from proceedings.nas.editing import Editor
+from proceedings.nas.facts import known_fact_requests, known_facts
+from proceedings.nas.hparams import EditHparams
+from proceedings.nas.requests import EditRequest
+
+
+def _greedy(model, tok, prompt, n=2):
+    import torch
+
+    ids = tok(prompt, return_tensors="pt").input_ids
+    with torch.no_grad():
+        out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, do_sample=False,
+                             pad_token_id=tok.pad_token_id)
+    return tok.decode(out[0, ids.shape[1]:])
+
+
+def test_single_memit_nas_edit_flips_france_and_keeps_germany(smollm2, tmp_path):
+    model, tok = copy.deepcopy(smollm2[0]), smollm2[1]
+    assert _greedy(model, tok, "The capital of France is").startswith(" Paris")
+    hp = EditHparams.for_model(model, method="memit", nas=True, stats_tokens=4_000, nas_n_ref=8, v_num_grad_steps=20)
+    editor = Editor(model, tok, hp, cache_dir=tmp_path).prepare()
+    record = editor.edit([EditRequest("The capital of {} is", "France", " Lyon", " Paris")])
+    assert record.status == "ok" and record.skipped == 0
+    assert record.v_star_norms[0] == pytest.approx(editor.rho, rel=1e-4)
+    assert _greedy(model, tok, "The capital of France is").startswith(" Lyon")
+    assert _greedy(model, tok, "The capital of Germany is").startswith(" Berlin")
+
+
+def test_known_fact_requests_are_deterministic_counterfactuals(smollm2):
+    model, tok = smollm2
+    facts = known_facts(model, tok, ["capital"], top_k=1)
+    assert ("capital", "France", "Paris") in facts and len(facts) >= 20
+    first = known_fact_requests(model, tok, 12, seed=3, relations=["capital", "city_country"])
+    again = known_fact_requests(model, tok, 12, seed=3, relations=["capital", "city_country"])
+    assert first == again
+    for request in first:
+        assert request.target_new != request.target_true
+        assert len(request.paraphrases) >= 2 and len(request.neighborhood) >= 2
+        assert request.subject not in " ".join(request.neighborhood)
