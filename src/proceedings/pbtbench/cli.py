@@ -1,0 +1,194 @@
+"""`proceedings pbtbench ...`: the benchmark's verbs (spec 6.2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(help="PBT-Bench: property-based-testing problems with injected semantic bugs.",
+                  no_args_is_help=True)
+console = Console()
+
+
+def _bench(problems_dir: Optional[Path]):
+    from proceedings.pbtbench.problem import PROBLEMS_DIR, Benchmark
+
+    return Benchmark.load(problems_dir or PROBLEMS_DIR)
+
+
+PROBLEMS_OPTION = typer.Option(None, "--problems-dir", help="A folder of problem folders (default: the shipped ones).")
+
+
+@app.command("list")
+def list_problems(problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
+    """The problems: library, bugs by level, admitted bugs."""
+    table = Table(title="PBT-Bench problems")
+    for column in ("id", "library", "bugs", "L1/L2/L3", "admitted"):
+        table.add_column(column)
+    for p in _bench(problems_dir):
+        levels = "/".join(str(sum(b.level == lv for b in p.bugs)) for lv in ("L1", "L2", "L3"))
+        admitted = str(len(p.admitted_bugs())) if p.lock() else "not validated"
+        table.add_row(p.id, f"{p.library} {p.version}", str(len(p.bugs)), levels, admitted)
+    console.print(table)
+
+
+@app.command()
+def show(problem_id: str, problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
+    """One problem's metadata and measured gates (the hidden parts included: for authors)."""
+    p = _bench(problems_dir)[problem_id]
+    console.print(f"[bold]{p.id}[/bold]: {p.title} ({p.library}=={p.version})")
+    lock = p.lock() or {"bugs": {}}
+    for b in p.bugs:
+        record = lock["bugs"].get(b.id, {})
+        gates = record.get("gates", {})
+        console.print(f"  {b.id} [{b.level}] admitted={record.get('admitted')} "
+                      f"reference={record.get('reference', {}).get('rate')} default={record.get('default', {}).get('rate')}"
+                      f" failed gates={[g for g, ok in gates.items() if not ok]}")
+        console.print(f"    {b.location}: {b.trigger}")
+
+
+@app.command()
+def env(problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
+    """Check libraries (pinned versions, pure or C accelerator switched off) and the sandbox level."""
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.pbtbench.overlay import build_overlay
+    from proceedings.pbtbench.sandbox import Sandbox, available_level, run_pytest
+    from proceedings.pbtbench.trigger import compiled_modules
+
+    level = available_level()
+    console.print(f"sandbox level: [bold]{level}[/bold]" + ("" if level != "process-group" else
+                  " (no namespaces: network blocked by a socket guard only; see README)"))
+    sandbox, failures = Sandbox(), 0
+    for p in _bench(problems_dir):
+        try:
+            overlay = build_overlay(p, ())
+            report = run_pytest(sandbox, "env_test.py", "def test_import():\n    pass\n", overlay, p.seed,
+                                p.env, p.import_names, compiled_modules(p))
+            ok = report.verdicts.get("test_import") == "passed"
+            detail = report.output.strip().splitlines()[-1] if not ok and report.output.strip() else ""
+        except ProceedingsError as err:
+            ok, detail = False, str(err)
+        kind = "pure" if not compiled_modules(p) else f"fallback via {', '.join(f'{k}={v}' for k, v in p.env.items())}"
+        failures += not ok
+        console.print(f"  {'ok ' if ok else 'BAD'} {p.id}: {p.library}=={p.version} ({kind}) {detail}")
+    if failures:
+        raise ProceedingsError(f"{failures} problem(s) cannot run here; see above")
+
+
+@app.command()
+def validate(problem_ids: List[str] = typer.Argument(None, help="Problem ids (default: all)."),
+             runs: int = typer.Option(20, help="Runs per trigger-rate cell (seeds 1000..)."),
+             examples: int = typer.Option(200, help="max_examples per run."),
+             jobs: int = typer.Option(1, help="Parallel sandboxed probes."),
+             problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
+    """Measure every admission gate and write each problem's bugs.lock.json."""
+    from proceedings.pbtbench.trigger import validate as validate_problem
+
+    bench = _bench(problems_dir)
+    for p in bench.select(problem_ids):
+        record = validate_problem(p, runs=runs, examples=examples, jobs=jobs)
+        admitted = sum(b["admitted"] for b in record["bugs"].values())
+        console.print(f"{p.id}: {admitted}/{len(p.bugs)} bugs admitted in {record['wall_s']:.0f} s")
+        for bug_id, b in record["bugs"].items():
+            failed = [g for g, ok in b["gates"].items() if not ok]
+            console.print(f"  {bug_id} [{b['level']}] " + ("admitted" if not failed else f"REJECTED: {failed}"))
+
+
+@app.command()
+def workspace(problem_id: str, target: Path, problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
+    """Materialise the agent's view of a problem (docs, example tests, library source) in TARGET."""
+    from proceedings.pbtbench.workspace import Workspace
+
+    Workspace(_bench(problems_dir)[problem_id]).materialise(target)
+    console.print(f"workspace written to {target}")
+
+
+@app.command()
+def run(agent: str = typer.Option(..., help="reference | default-strategy | empty | openai"),
+        regime: str = typer.Option("pbt", help="Prompt regime for LLM agents: baseline | pbt."),
+        model: str = typer.Option("smollm2-135m", help="Model name sent to the endpoint."),
+        base_url: str = typer.Option("http://127.0.0.1:8000/v1", help="OpenAI-compatible endpoint."),
+        api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
+        max_steps: int = typer.Option(12, help="Agent steps per problem."),
+        max_tokens: int = typer.Option(1024, help="Tokens per reply."),
+        runs: int = typer.Option(1, help="Independent runs per problem."),
+        problems: List[str] = typer.Option(None, "--problem", help="Problem ids (repeatable; default all)."),
+        out: Path = typer.Option(..., help="Run folder (results.jsonl, transcripts/, tests/, summary.json)."),
+        resume: bool = typer.Option(False, help="Continue a run folder, skipping finished instances."),
+        jobs: int = typer.Option(1, help="Instances in parallel (processes)."),
+        timeout: float = typer.Option(60.0, help="Wall-clock seconds per sandboxed pytest run."),
+        problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
+    """Run an agent over problems and score every submitted file Fail->Pass."""
+    from proceedings.pbtbench.agents import make_agent
+    from proceedings.pbtbench.runner import run_benchmark
+    from proceedings.pbtbench.sandbox import Limits
+
+    limits = Limits(wall_s=timeout, cpu_s=int(timeout))
+    options = dict(base_url=base_url, model=model, regime=regime, api_key_env=api_key_env,
+                   max_steps=max_steps, max_tokens=max_tokens, limits=limits) if agent == "openai" else {}
+    chosen = make_agent(agent, **options)
+    selected = _bench(problems_dir).select(problems)
+
+    def progress(record: dict) -> None:
+        found = sum(b["found"] for b in record["bugs"])
+        console.print(f"  {record['problem']} run {record['run']}: {found}/{len(record['bugs'])} bugs found"
+                      + (f" [red]infra error: {record['infra_error']}[/red]" if record["infra_error"] else ""))
+
+    summary = run_benchmark(chosen, selected, out, runs=runs, resume=resume, jobs=jobs, limits=limits,
+                            progress=progress)
+    console.print_json(json.dumps(summary))
+
+
+@app.command()
+def score(problem_id: str, test_file: Path, timeout: float = typer.Option(60.0),
+          problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
+    """Score one test file against a problem's admitted bugs (per-function Fail->Pass)."""
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.pbtbench.sandbox import Limits, Sandbox
+    from proceedings.pbtbench.scorer import Scorer
+
+    if not test_file.is_file():
+        raise ProceedingsError(f"test file '{test_file}' does not exist")
+    report = Scorer(_bench(problems_dir)[problem_id], Sandbox(Limits(wall_s=timeout, cpu_s=int(timeout)))).score(
+        test_file.read_text())
+    for b in report.bugs:
+        console.print(f"  {b.bug} [{b.level}]: " + (f"found ({b.rule}) by {', '.join(b.functions)}" if b.found
+                                                    else "not found"))
+    console.print(f"recall {report.recall:.3f}; false positives: {report.false_positives or 'none'}; "
+                  f"{report.runs} sandboxed runs in {report.wall_s:.1f} s" + (f"; {report.reason}" if report.reason else ""))
+
+
+@app.command("serve-local")
+def serve_local(model: str = typer.Option("smollm2-135m", help="Alias, local directory, .gguf or HF id."),
+                host: str = typer.Option("127.0.0.1", help="Loopback address to bind."),
+                port: int = typer.Option(8000)) -> None:
+    """Serve a local model as an OpenAI-compatible endpoint on loopback (Ctrl-C to stop)."""
+    from proceedings.core.models import load_causal_lm
+    from proceedings.pbtbench.agents.local_server import ChatModel, make_server
+
+    lm, tokenizer = load_causal_lm(model)
+    server = make_server(ChatModel(lm, tokenizer, model), host, port)
+    console.print(f"serving {model} at http://{host}:{server.server_port}/v1 (Ctrl-C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        server.shutdown()
+
+
+@app.command()
+def bench(problem_ids: List[str] = typer.Argument(None, help="Problems to time (default: three)."),
+          jobs: int = typer.Option(2, help="Processes for the parallel measurement."),
+          out: Optional[Path] = typer.Option(None, help="Write the measurements as JSON here."),
+          problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
+    """Speed: wall time per scored problem, sandbox runs per second, validation time vs bugs, --jobs."""
+    from proceedings.pbtbench.speed import measure_speed
+
+    result = measure_speed(_bench(problems_dir), problem_ids or None, jobs=jobs)
+    console.print_json(json.dumps(result))
+    if out:
+        out.write_text(json.dumps(result, indent=1) + "\n")
