@@ -63,8 +63,8 @@ def _mean_per_row(values, rows, batch: int):
     """(N,) per-token values -> (batch,) mean over each row's tokens."""
     import torch
 
-    total = torch.zeros(batch, dtype=values.dtype).index_add(0, rows, values)
-    count = torch.zeros(batch, dtype=values.dtype).index_add(0, rows, torch.ones_like(values))
+    total = torch.zeros(batch, dtype=values.dtype, device=values.device).index_add(0, rows, values)
+    count = torch.zeros(batch, dtype=values.dtype, device=values.device).index_add(0, rows, torch.ones_like(values))
     return total / count.clamp(min=1)
 
 
@@ -94,7 +94,8 @@ def arm_loss(method, student, teacher, tokenizer, prompts, references, rollouts,
     import torch
 
     if method == "sft":
-        ids, attention, completion = encode_pairs(tokenizer, prompts, [target_text(r) for r in references])
+        ids, attention, completion = encode_pairs(tokenizer, prompts, [target_text(r) for r in references],
+                                                  student.device)
         return cross_entropy(student, ids, attention, completion).mean(), len(prompts), int(completion.sum())
     flat_prompts = [p for p, outs in zip(prompts, rollouts) for _ in outs]
     flat_outs = [" " + o.strip() + "\n" for outs in rollouts for o in outs]
@@ -106,13 +107,13 @@ def arm_loss(method, student, teacher, tokenizer, prompts, references, rollouts,
     if not keep:
         return None, 0, 0
     ids, attention, completion = encode_pairs(tokenizer, [flat_prompts[i] for i in keep],
-                                              [flat_outs[i] for i in keep])
+                                              [flat_outs[i] for i in keep], student.device)
     tokens = int(completion.sum())
     if method == "rft":
         return cross_entropy(student, ids, attention, completion).mean(), len(keep), tokens
     if method == "opd":
         return kl_per_row(student, teacher, ids, attention, completion, reverse=True).mean(), len(keep), tokens
-    kept_rewards = torch.tensor([flat_rewards[i] for i in keep])
+    kept_rewards = torch.tensor([flat_rewards[i] for i in keep], device=student.device)
     weights = (kept_rewards / kept_rewards.mean()).clamp(0.0, cfg.w_max)
     per_row = kl_per_row(student, teacher, ids, attention, completion, reverse=False)
     return (weights * per_row).mean(), len(keep), tokens
@@ -180,7 +181,7 @@ def supervised_finetune(model, tokenizer, pairs, steps: int, batch_size: int, lr
     model.train()
     for step in tqdm(range(steps), desc=desc, disable=not progress):
         batch = [pairs[order[(step * batch_size + i) % len(pairs)]] for i in range(batch_size)]
-        ids, attention, completion = supervised_batch(tokenizer, batch)
+        ids, attention, completion = supervised_batch(tokenizer, batch, model.device)
         loss = cross_entropy(model, ids, attention, completion).mean()
         optimizer.zero_grad()
         loss.backward()

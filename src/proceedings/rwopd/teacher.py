@@ -29,12 +29,14 @@ def base_model(spec: str, seed: int):
         hidden, layers = (int(x) for x in spec[5:].split("x"))
         return tiny_causal_lm(seed=seed, hidden_size=hidden, num_layers=layers, num_heads=4, num_kv_heads=2,
                               intermediate_size=2 * hidden)
-    return load_causal_lm(spec, device="cpu")
+    return load_causal_lm(spec, device="auto")
 
 
-def prepared_models(cfg, seed: int = 0, progress: bool = False, rebuild: bool = False):
+def prepared_models(cfg, seed: int = 0, progress: bool = False, rebuild: bool = False, device: str = "auto"):
     """(teacher, student, tokenizer, build_info) from the cache, building them when absent."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from proceedings.core.runtime import choose_device, choose_dtype
 
     key = f"{cfg.model.replace('/', '_').replace(':', '-')}-t{cfg.teacher_steps}x{cfg.teacher_batch}" \
           f"-s{cfg.student_layers}L{cfg.student_warm_steps}-n{cfg.train_pairs}-seed{seed}"
@@ -45,8 +47,10 @@ def prepared_models(cfg, seed: int = 0, progress: bool = False, rebuild: bool = 
         _build(cfg, seed, folder, progress)
     info = json.loads((folder / "build.json").read_text())
     tokenizer = AutoTokenizer.from_pretrained(folder / "teacher")
-    teacher = AutoModelForCausalLM.from_pretrained(folder / "teacher", dtype="float32").eval()
-    student = AutoModelForCausalLM.from_pretrained(folder / "student", dtype="float32").eval()
+    target = choose_device(device)
+    dtype = choose_dtype("auto", target)  # float32 on CPU, bfloat16 on a GPU
+    teacher = AutoModelForCausalLM.from_pretrained(folder / "teacher", dtype=dtype).to(target).eval()
+    student = AutoModelForCausalLM.from_pretrained(folder / "student", dtype=dtype).to(target).eval()
     info["cached_at"] = str(folder)
     return teacher, student, tokenizer, info
 
