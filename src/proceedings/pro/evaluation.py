@@ -1,0 +1,100 @@
+"""Evaluation protocol (spec §2.5): generate, detect, measure quality, and again after each attack.
+
+Positives are plain samples from the watermarked model given held-out prompts; negatives are the
+human continuations of the same prompts and plain samples from the original model.  Each text is
+scored by the method's own detector (its z statistic), prompt tokens excluded.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+from proceedings.pro.detector import Detector
+from proceedings.pro.generation import perplexity, sample
+from proceedings.pro.metrics import detection_summary
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class EvalSet:
+    """Prompts, their human continuations, and the original model's own continuations."""
+
+    prompts: torch.Tensor  # (P, L)
+    human: torch.Tensor  # (P, N)
+    original: torch.Tensor  # (P, N) sampled from the un-watermarked model
+    new_tokens: int
+    batch_size: int = 16
+    seed: int = 0
+
+    def negatives(self) -> list[torch.Tensor]:
+        return [self.human, self.original]
+
+
+@dataclass
+class ConditionResult:
+    """Detection and quality of one model under one condition (clean, or after an attack)."""
+
+    z: list[float]
+    detection: dict
+    ppl: float
+    scored_tokens: float
+    extras: dict = field(default_factory=dict)
+
+
+def z_scores(detector: Detector, prompts: torch.Tensor, continuations: torch.Tensor) -> list[float]:
+    """The z of each continuation (prompt as context only); unscorable texts count as -inf."""
+    zs = []
+    for prompt, text in zip(prompts, continuations):
+        score = detector.score_ids(torch.cat([prompt, text]), prompt_len=len(prompt))
+        zs.append(score.z if score.z is not None else -math.inf)
+    return zs
+
+
+def null_z(detector: Detector, data: EvalSet) -> list[float]:
+    return [z for negatives in data.negatives() for z in z_scores(detector, data.prompts, negatives)]
+
+
+def evaluate_condition(model, detector: Detector, original_model, data: EvalSet, negatives: list[float],
+                       label: str, logits_processor=None) -> ConditionResult:
+    """Sample from `model`, score against `negatives`, and measure PPL under the original model."""
+    generations = sample(model, data.prompts, data.new_tokens, data.batch_size, data.seed + 1,
+                         logits_processor=logits_processor, progress=f"sample {label}")
+    z = z_scores(detector, data.prompts, generations)
+    summary = detection_summary(z, negatives, seed=data.seed)
+    ppl = perplexity(original_model, data.prompts, generations, data.batch_size)
+    scored = [detector.score_ids(torch.cat([p, g]), len(p)).n_scored for p, g in zip(data.prompts, generations)]
+    log.info("%s: AUC %.3f, TPR@5%% %.3f, PPL %.2f", label, summary["auc"], summary["tpr_at_5fpr"], ppl)
+    return ConditionResult(z=z, detection=summary, ppl=ppl, scored_tokens=sum(scored) / len(scored))
+
+
+def evaluate_under_attacks(model, detector: Detector, original_model, data: EvalSet, label: str,
+                           attacks: dict[str, Callable]) -> dict[str, ConditionResult]:
+    """`clean` plus one entry per attack (each attack builds a new model; `model` is untouched)."""
+    negatives = null_z(detector, data)
+    results = {"clean": evaluate_condition(model, detector, original_model, data, negatives, f"{label}/clean")}
+    for name, attack in attacks.items():
+        attacked = attack(model)
+        results[name] = evaluate_condition(attacked, detector, original_model, data, negatives, f"{label}/{name}")
+        del attacked
+    return results
+
+
+@torch.no_grad()
+def policy_balance_error(detector: Detector, texts: torch.Tensor) -> float:
+    """Mean over contexts of |fraction of the vocabulary the policy calls green - gamma|."""
+    scores = detector.policy(texts)  # (B, T, V)
+    return float(((scores > 0).float().mean(-1) - detector.gamma).abs().mean())
+
+
+def detection_throughput(detector: Detector, prompts: torch.Tensor, texts: torch.Tensor) -> float:
+    """Scored tokens per second of the detector on `texts` (single thread, CPU)."""
+    started = time.perf_counter()
+    z_scores(detector, prompts, texts)
+    return texts.numel() / (time.perf_counter() - started)

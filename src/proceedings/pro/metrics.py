@@ -1,0 +1,74 @@
+"""Detection metrics: AUC, TPR at a fixed FPR, bootstrap confidence intervals, the ROC plot."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+
+
+def auc(positives, negatives) -> float:
+    """Probability that a watermarked text outscores a clean one (ties count half)."""
+    pos, neg = np.asarray(positives, float), np.asarray(negatives, float)
+    greater = (pos[:, None] > neg[None, :]).mean()
+    ties = (pos[:, None] == neg[None, :]).mean()
+    return float(greater + 0.5 * ties)
+
+
+def tpr_at_fpr(positives, negatives, fpr: float) -> float:
+    """TPR at the strictest threshold whose empirical FPR on `negatives` is <= fpr."""
+    neg = np.sort(np.asarray(negatives, float))
+    allowed = int(np.floor(fpr * len(neg)))  # negatives allowed above the threshold
+    threshold = neg[len(neg) - allowed - 1]
+    return float((np.asarray(positives, float) > threshold).mean())
+
+
+def bootstrap_ci(metric, positives, negatives, rounds: int = 1000, seed: int = 0, level: float = 0.95):
+    """(low, high) percentile interval of `metric(pos, neg)` resampling texts (prompts) with replacement."""
+    rng = np.random.default_rng(seed)
+    pos, neg = np.asarray(positives, float), np.asarray(negatives, float)
+    values = [metric(rng.choice(pos, len(pos)), rng.choice(neg, len(neg))) for _ in range(rounds)]
+    tail = (1 - level) / 2 * 100
+    return float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))
+
+
+def detection_summary(positives, negatives, seed: int = 0) -> dict[str, float]:
+    """AUC, TPR@1%/5% FPR and their 95% bootstrap intervals."""
+    summary = {"auc": auc(positives, negatives), "auc_ci": bootstrap_ci(auc, positives, negatives, seed=seed)}
+    for fpr, name in ((0.01, "tpr_at_1fpr"), (0.05, "tpr_at_5fpr")):
+        metric = functools.partial(tpr_at_fpr, fpr=fpr)
+        summary[name] = metric(positives, negatives)
+        summary[f"{name}_ci"] = bootstrap_ci(metric, positives, negatives, seed=seed)
+    return summary
+
+
+def roc_curve(positives, negatives) -> tuple[np.ndarray, np.ndarray]:
+    scores = np.concatenate([positives, negatives])
+    thresholds = np.unique(scores)[::-1]
+    pos, neg = np.asarray(positives), np.asarray(negatives)
+    tpr = np.array([0.0] + [(pos >= t).mean() for t in thresholds])
+    fpr = np.array([0.0] + [(neg >= t).mean() for t in thresholds])
+    return fpr, tpr
+
+
+def plot_roc(curves: dict[str, tuple], path: Path | str, title: str) -> Path:
+    """One ROC line per label: {label: (positives, negatives)}."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 4.5))
+    for label, (pos, neg) in curves.items():
+        fpr, tpr = roc_curve(pos, neg)
+        ax.plot(fpr, tpr, label=f"{label} (AUC {auc(pos, neg):.2f})")
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+    ax.set(xlabel="false positive rate", ylabel="true positive rate", title=title)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -1,0 +1,277 @@
+"""Embedding a watermark into the weights: KGW logit distillation and PRO (paper §3, spec §2.2-2.4).
+
+Both methods distil the original model, biased by a watermark, into the released model on clean
+text (no generation needed).  KGW-distill's bias is a fixed keyed hash (Gu et al. 2024); PRO's is a
+policy network trained jointly with the model (CAWP) under the perturbation-aware regularizer (FPL).
+A run directory holds `metrics.jsonl` (every loss term, every step), atomic checkpoints that
+`resume=True` continues exactly, the released `model/` and, apart from it, the secret `key/`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.core.runtime import load_checkpoint, restore_rng_state, rng_state, save_checkpoint, seed_everything
+from proceedings.pro import objectives, perturbation
+from proceedings.pro.config import FPL_KINDS, METHODS, KGWConfig, PolicyConfig, TrainConfig
+from proceedings.pro.key import kgw_key, pro_key, save_key
+from proceedings.pro.kgw import KGWWatermark
+from proceedings.pro.policy import WatermarkPolicy
+from proceedings.pro.release import save_model_dir
+from proceedings.pro.split_model import SplitLM
+
+log = logging.getLogger(__name__)
+
+
+class TrainingDiverged(ProceedingsError):
+    """A loss term became NaN or infinite; the last good checkpoint is kept."""
+
+
+@dataclass
+class RunFiles:
+    out: Path
+
+    @property
+    def metrics(self) -> Path:
+        return self.out / "metrics.jsonl"
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.out / "checkpoints"
+
+    @property
+    def model(self) -> Path:
+        return self.out / "model"
+
+    @property
+    def key(self) -> Path:
+        return self.out / "key"
+
+    def latest_checkpoint(self) -> Path | None:
+        found = sorted(self.checkpoints.glob("step-*.pt"))
+        return found[-1] if found else None
+
+
+def batch_indices(step: int, n_blocks: int, batch_size: int, seed: int) -> torch.Tensor:
+    """Which corpus blocks step `step` reads: a fresh seeded permutation each epoch (no cursor state)."""
+    per_epoch = max(n_blocks // batch_size, 1)
+    epoch, position = divmod(step, per_epoch)
+    order = torch.randperm(n_blocks, generator=torch.Generator().manual_seed(seed * 100_003 + epoch))
+    return order[position * batch_size : (position + 1) * batch_size]
+
+
+class WatermarkTrainer:
+    """Trains `model` in place to carry a watermark; `fit` runs, checkpoints and releases it."""
+
+    def __init__(self, model, tokenizer, config: TrainConfig, policy: PolicyConfig | None = None,
+                 kgw: KGWConfig | None = None):
+        if config.method not in METHODS:
+            raise ProceedingsError(f"unknown method '{config.method}'; choose one of: {', '.join(METHODS)}")
+        unknown = set(config.fpl_kinds) - set(FPL_KINDS)
+        if unknown:
+            raise ProceedingsError(f"unknown FPL kind(s) {sorted(unknown)}; choose from {', '.join(FPL_KINDS)}")
+        seed_everything(config.seed)
+        self.model, self.tokenizer, self.config = model, tokenizer, config
+        self.split = SplitLM(model, config.train_layers)
+        groups = [{"params": self.split.trainable(), "lr": config.lr_model}]
+        if config.method == "pro":
+            self.policy = WatermarkPolicy.for_model(model, policy or PolicyConfig())
+            self.policy.requires_grad_(not config.freeze_policy)
+            if not config.freeze_policy:
+                groups.append({"params": list(self.policy.parameters()), "lr": config.lr_policy})
+        else:
+            self.kgw = KGWWatermark(kgw or KGWConfig(), model.get_output_embeddings().weight.shape[0])
+        self.optimizer = torch.optim.AdamW(groups, weight_decay=0.0)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
+        self.step = 0
+
+    def _lr_factor(self, step: int) -> float:
+        """Linear warm-up, then cosine decay to zero (spec §2.2)."""
+        warm = max(int(self.config.warmup * self.config.steps), 1)
+        if step < warm:
+            return (step + 1) / warm
+        progress = (step - warm) / max(self.config.steps - warm, 1)
+        return 0.5 * (1 + math.cos(math.pi * min(progress, 1.0)))
+
+    # --- the objectives -------------------------------------------------------------------------
+
+    def warm_start_policy(self, blocks: torch.Tensor) -> None:
+        """Policy-only steps on balance + unbiasedness + magnitude, so detection means something
+        from step 0 (as SIR pre-trains its mapping network); the frozen ablation starts here too."""
+        optimizer = torch.optim.Adam(self.policy.parameters(), lr=self.config.lr_policy)
+        self.policy.requires_grad_(True)
+        for step in range(self.config.policy_warmup_steps):
+            batch = blocks[batch_indices(step, len(blocks), self.config.batch_size, self.config.seed + 1)]
+            scores = self.policy(batch)
+            loss = objectives.balance(scores) + objectives.unbiasedness(scores) + objectives.magnitude(scores)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        self.policy.requires_grad_(not self.config.freeze_policy)
+
+    def _pro_terms(self, batch, teacher_logits, student_logits) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+        cfg = self.policy.config
+        scores = self.policy(batch)  # (B, T, V) in (-1, 1)
+        original_probs = torch.softmax(teacher_logits, dim=-1)
+        terms = {
+            # The policy is not trained through L_KD: that gradient makes the watermark invisible
+            # (q -> p by colouring all likely tokens alike); it aligns through L_det (README).
+            "kd": objectives.distillation_kl(teacher_logits + cfg.delta * scores.detach(), student_logits),
+            "balance": objectives.balance(scores),
+            "unbiased": objectives.unbiasedness(scores),
+            "detect": objectives.detectability(student_logits, original_probs, scores),
+            "null": objectives.null_calibration(original_probs, scores),
+            "magnitude": objectives.magnitude(scores),
+        }
+        return terms, scores
+
+    def _fpl_term(self, hidden, batch, original_probs) -> dict[str, torch.Tensor]:
+        """Detectability at simulated modified weights theta + Delta (first-order gradient to theta)."""
+        cfg, params = self.config, self.split.trainable()
+        kind = cfg.fpl_kinds[(self.step // cfg.fpl_every) % len(cfg.fpl_kinds)]
+        if kind == "merge":
+            deltas = perturbation.merge_delta(params, self.split.original(), float(torch.rand(()) * cfg.fpl_merge_max))
+        elif kind == "noise":
+            deltas = perturbation.noise_delta(params, cfg.fpl_noise)
+        else:
+            clean = objectives.language_model_loss(self.split.head(hidden), batch)
+            deltas = perturbation.forgetting_delta(params, clean, cfg.fpl_ft_step)
+        with perturbation.perturbed(params, deltas):
+            scores = self.policy(batch)
+            loss = objectives.detectability(self.split.head(hidden), original_probs, scores)
+            self._check_finite({"fpl": loss})
+            (cfg.weights.fpl * loss).backward()
+        return {"fpl": loss.detach(), f"fpl_{kind}": loss.detach()}
+
+    def train_step(self, batch: torch.Tensor) -> dict[str, float]:
+        """One optimiser step on a (B, T) batch; returns every loss term and the green mass."""
+        cfg, w = self.config, self.config.weights
+        hidden = self.split.trunk(batch)
+        with torch.no_grad():
+            teacher_logits = self.split.head(hidden, teacher=True)
+        student_logits = self.split.head(hidden)
+        if cfg.method == "pro":
+            terms, scores = self._pro_terms(batch, teacher_logits, student_logits)
+            loss = (terms["kd"] + w.balance * terms["balance"] + w.unbiased * terms["unbiased"]
+                    + w.detect * terms["detect"] + w.null * terms["null"] + w.magnitude * terms["magnitude"])
+            green = scores.detach() > 0
+        else:
+            green = self.kgw.green(batch)
+            terms = {"kd": objectives.distillation_kl(teacher_logits + self.kgw.config.delta * green.float(),
+                                                      student_logits)}
+            loss = terms["kd"]
+        self._check_finite(terms)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if cfg.method == "pro" and cfg.fpl and self.step % cfg.fpl_every == 0:
+            terms.update(self._fpl_term(hidden, batch, torch.softmax(teacher_logits, -1)))
+        params = [p for group in self.optimizer.param_groups for p in group["params"]]
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        self.optimizer.step()
+        self.scheduler.step()
+        record = {name: float(value.detach()) for name, value in terms.items()}
+        record["loss"] = float(loss.detach())
+        with torch.no_grad():
+            record["green_mass"] = float(objectives.green_mass(student_logits, green))
+            record["original_green_mass"] = float(objectives.green_mass(teacher_logits, green))
+        return record
+
+    def _check_finite(self, terms: dict[str, torch.Tensor]) -> None:
+        for name, value in terms.items():
+            if not torch.isfinite(value).all():
+                raise TrainingDiverged(f"loss term '{name}' is {float(value.detach())} at step {self.step}; training stopped. "
+                                       f"{self._last_good()}")
+
+    def _last_good(self) -> str:
+        latest = self.files.latest_checkpoint() if hasattr(self, "files") else None
+        return f"Last good checkpoint: {latest}" if latest else "No checkpoint was written yet"
+
+    # --- the run ---------------------------------------------------------------------------------
+
+    def state(self) -> dict:
+        state = {"step": self.step, "model": [p.detach().clone() for p in self.split.trainable()],
+                 "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+                 "rng": rng_state(), "config": asdict(self.config)}
+        if self.config.method == "pro":
+            state["policy"] = self.policy.state_dict()
+        return state
+
+    def load_state(self, state: dict) -> None:
+        with torch.no_grad():
+            for p, saved in zip(self.split.trainable(), state["model"]):
+                p.copy_(saved)
+        if self.config.method == "pro":
+            self.policy.load_state_dict(state["policy"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        restore_rng_state(state["rng"])
+        self.step = state["step"]
+
+    def _checkpoint(self) -> None:
+        save_checkpoint(self.files.checkpoints / f"step-{self.step:06d}.pt", self.state())
+        for old in sorted(self.files.checkpoints.glob("step-*.pt"))[: -self.config.keep_checkpoints]:
+            old.unlink()
+
+    def _resume(self) -> None:
+        latest = self.files.latest_checkpoint()
+        state = load_checkpoint(latest) if latest else None
+        if state is None:
+            raise ProceedingsError(f"nothing to resume in '{self.files.out}': no checkpoint; run without --resume")
+        self.load_state(state)
+        kept = [line for line in self.files.metrics.read_text().splitlines()
+                if json.loads(line)["step"] < self.step] if self.files.metrics.exists() else []
+        self.files.metrics.write_text("".join(line + "\n" for line in kept))
+        log.info("resumed from %s (step %d)", latest, self.step)
+
+    def fit(self, blocks: torch.Tensor, out: Path | str, resume: bool = False,
+            on_step: Callable[[int, dict], None] | None = None) -> Path:
+        """Train for `config.steps` on (N, T) token blocks; write metrics, checkpoints, model/, key/."""
+        from tqdm.auto import tqdm
+
+        self.files = RunFiles(Path(out))
+        self.files.checkpoints.mkdir(parents=True, exist_ok=True)
+        if resume:
+            self._resume()
+        else:
+            for stale in self.files.checkpoints.glob("step-*.pt"):
+                stale.unlink()
+            self.files.metrics.write_text("")
+            if self.config.method == "pro" and self.config.policy_warmup_steps:
+                self.warm_start_policy(blocks)
+        cfg = self.config
+        with self.files.metrics.open("a") as metrics, tqdm(total=cfg.steps, initial=self.step,
+                                                           desc=f"train {cfg.method}", leave=False) as bar:
+            while self.step < cfg.steps:
+                batch = blocks[batch_indices(self.step, len(blocks), cfg.batch_size, cfg.seed)]
+                started = time.perf_counter()
+                record = {"step": self.step, **self.train_step(batch)}
+                record["tokens_per_s"] = batch.numel() / (time.perf_counter() - started)
+                metrics.write(json.dumps(record) + "\n")
+                metrics.flush()
+                self.step += 1
+                bar.update(1)
+                if self.step % cfg.checkpoint_every == 0 or self.step == cfg.steps:
+                    self._checkpoint()
+                if on_step is not None:
+                    on_step(self.step, record)
+        self.release()
+        return self.files.out
+
+    def key(self):
+        return pro_key(self.policy, self.tokenizer) if self.config.method == "pro" else kgw_key(self.kgw.config, self.tokenizer)
+
+    def release(self) -> None:
+        """The watermarked model as a standard HF directory, and the key in a separate one."""
+        save_model_dir(self.model, self.tokenizer, self.files.model,
+                       {"made_by": "proceedings pro train", "method": self.config.method, "steps": self.step,
+                        "train": asdict(self.config)})
+        save_key(self.key(), self.files.key)

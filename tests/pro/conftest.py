@@ -1,0 +1,33 @@
+"""A tiny PRO run shared by the tests of this folder (trained once per session, ~5 CPU-s)."""
+
+import copy
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def tiny_world():
+    from proceedings.pro.tiny_world import tiny_model
+
+    return tiny_model(seed=0)
+
+
+@pytest.fixture(scope="session")
+def tiny_blocks(tiny_world):
+    from proceedings.pro.data import read_documents, token_blocks
+
+    return token_blocks(read_documents(), tiny_world[1], 32)
+
+
+@pytest.fixture(scope="session")
+def tiny_pro_run(tiny_world, tiny_blocks, tmp_path_factory):
+    """(run directory, trained model, trainer) of a 150-step PRO run on the tiny world."""
+    from proceedings.pro.experiment import CONFIGS
+    from proceedings.pro.training import WatermarkTrainer
+
+    model, tokenizer = copy.deepcopy(tiny_world[0]), tiny_world[1]
+    cfg = CONFIGS["tiny"]
+    trainer = WatermarkTrainer(model, tokenizer, cfg.train, policy=cfg.policy, kgw=cfg.kgw)
+    out = tmp_path_factory.mktemp("pro-run")
+    trainer.fit(tiny_blocks, out)
+    return out, model, trainer
