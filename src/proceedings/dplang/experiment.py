@@ -17,19 +17,28 @@ from pathlib import Path
 import numpy as np
 
 from proceedings.core.results import Result, artifact_dir
-from proceedings.core.runtime import check_scale, stopwatch
+from proceedings.core.runtime import atomic_write_text, check_scale, stopwatch
 from proceedings.dplang import plots
 from proceedings.dplang.bounds import two_point
 from proceedings.dplang.evaluate import ErrorPoint, geometric_grid
 from proceedings.dplang.generation import approx_generator, pure_generator
-from proceedings.dplang.identification import approx_identifier, np_identifier, pure_identifier
+from proceedings.dplang.identification import Identifier, approx_identifier, np_identifier, pure_identifier
 from proceedings.dplang.montecarlo import clopper_pearson
 from proceedings.dplang.privacy_audit import LeakyExponential, NoiselessTest, audit
-from proceedings.dplang.identification import Identifier
 from proceedings.dplang.rates import chernoff_exponent, exponent_ratio, fit_knee, fit_rate
 from proceedings.dplang.sweep import Arm, PointStore, family, rate_of_schedule, run_grid
 
 ID, GEN = "identification", "generation"
+# The abstract gives no numbers; these are the spec's prototype measurements on F1 over n in [800, 6400]
+# (spec §5, §8.3: the Chernoff exponent 0.00843 of the count comparison).
+SPEC_PROTOTYPE = {
+    "np_exponent_f1_spec_window": 0.00843,
+    "pure_ratio_eps_0.05": 0.27, "pure_ratio_eps_0.1": 0.49, "pure_ratio_eps_0.2": 0.82, "pure_ratio_eps_0.5": 1.0,
+    "pure_ratio_eps_1": 1.0,
+    "approx_ratio_eps_0.05_spec_window": 0.12, "approx_ratio_eps_0.1_spec_window": 0.40,
+    "approx_ratio_eps_0.2_spec_window": 0.76, "approx_ratio_eps_0.5_spec_window": 0.96,
+    "approx_ratio_eps_1_spec_window": 0.99, "approx_ratio_eps_2_spec_window": 1.0,
+}
 
 
 @dataclass(frozen=True)
@@ -85,21 +94,22 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     monotone = monotone_and_ordered(store, cfg, ns)
     speed = speed_table(store, cfg, ns, grid_time.wall_s, grid_time.cpu_s)
 
+    headline, details = metrics(identification, generation, knee, minimality, countable, lower, agreement,
+                                audits, speed, cfg)
     artifacts = make_plots(store, cfg, ns, countable_ns, identification, knee, lower, out)
+    artifacts.append(atomic_write_text(out / "details.json", json.dumps(details, indent=1, default=str)))
     checks = verdict(cfg, audits, identification, generation, knee, countable, lower, agreement,
                      realizable, monotone, minimality)
     return Result(
         system="dplang", scale=scale,
         claim="Approximate (eps, delta)-DP recovers the non-private error exponents of agnostic language "
               "identification and generation; pure eps-DP costs a min{1, eps} factor in the exponent.",
-        metrics=metrics(identification, generation, knee, minimality, countable, lower, agreement, audits, speed, cfg),
+        metrics=headline,
         baseline={"name": "non-private NP-ID / NP-GEN (same scores, plain argmax)",
                   "np_exponent_f1": identification["np_last"], "np_exponent_g1": generation["np_last"],
                   "np_exponent_f1_spec_window": identification["np_spec"]},
         checks=checks,
-        paper={"np_exponent_f1_spec_window": 0.00843,  # spec §8.3: Chernoff exponent of the comparison
-               "pure_ratio_eps_0.1": 0.49, "pure_ratio_eps_1": 1.0,  # spec §5 prototype (abstract: no numbers)
-               "approx_ratio_eps_0.5_spec_window": 0.96},
+        paper=SPEC_PROTOTYPE,
         config=asdict(cfg), seed=seed, artifacts=[f"dplang/{scale}/{p.name}" for p in artifacts],
         notes=notes(cfg, identification, knee),
     )
@@ -203,13 +213,9 @@ def exponent_table(store: PointStore, fam: str, task: str, cfg: DplangConfig, ns
             table["approx_spec"].setdefault(key, []).append(
                 approx["spec"].exponent / base["spec"].exponent if approx["spec"] else math.nan)
             table["approx_windows"].setdefault(key, []).append(
-                [_ratio_or_zero(a, b) for a, b in zip(approx["windows"], base["windows"])])
+                [a.exponent / b.exponent for a, b in zip(approx["windows"], base["windows"])])
             table["exponents"][f"approx eps={eps:g} delta={delta:g}"] = approx["last"]
     return table
-
-
-def _ratio_or_zero(fit, base) -> float:
-    return fit.exponent / base.exponent if fit.r2 == fit.r2 else 0.0
 
 
 def minimality_rates(store: PointStore, cfg: DplangConfig, ns: list[int]) -> dict:
@@ -370,33 +376,45 @@ def verdict(cfg, audits, identification, generation, knee, countable, lower, agr
     return checks
 
 
-def metrics(identification, generation, knee, minimality, countable, lower, agreement, audits, speed, cfg) -> dict:
+def metrics(identification, generation, knee, minimality, countable, lower, agreement, audits, speed,
+            cfg) -> tuple[dict, dict]:
+    """(headline scalars for the result record, every number for details.json)."""
     eps_keys = [f"{e:g}" for e in cfg.eps_grid]
-    return {
-        "np_exponent_f1": identification["np_last"], "np_exponent_f1_ci": identification["np_last_ci"],
+    predicted = [chernoff_exponent(0.35, 0.25, e / 2) / chernoff_exponent(0.35, 0.25) for e in cfg.eps_grid]
+    headline = {
+        "np_exponent_f1": identification["np_last"],
         "np_exponent_f1_spec_window": identification["np_spec"],
         "chernoff_exponent_f1": chernoff_exponent(0.35, 0.25),
-        "pure_ratio": dict(zip(eps_keys, identification["pure_last"])),
-        "pure_ratio_ci": dict(zip(eps_keys, identification["pure_last_ci"])),
-        "pure_ratio_predicted": dict(zip(eps_keys, [chernoff_exponent(0.35, 0.25, e / 2) / chernoff_exponent(0.35, 0.25)
-                                                   for e in cfg.eps_grid])),
-        **{f"pure_ratio_eps_{k}": v for k, v in zip(eps_keys, identification["pure_spec"]) if k in ("0.1", "1")},
+        **{f"pure_ratio_eps_{k}": v for k, v in zip(eps_keys, identification["pure_spec"])},
+        **{f"pure_ratio_asymptotic_eps_{k}": v for k, v in zip(eps_keys, identification["pure_last"])},
+        **{f"pure_ratio_chernoff_eps_{k}": v for k, v in zip(eps_keys, predicted)},
         "knee_eps_star": knee,
-        "approx_ratio": {d: dict(zip(eps_keys, v)) for d, v in identification["approx_last"].items()},
-        "approx_ratio_spec_window": {d: dict(zip(eps_keys, v)) for d, v in identification["approx_spec"].items()},
-        **{f"approx_ratio_eps_0.5_spec_window": dict(zip(eps_keys, v))["0.5"]
-           for d, v in list(identification["approx_spec"].items())[:1] if "0.5" in eps_keys},
+        **{f"approx_ratio_eps_{k}_spec_window": v
+           for k, v in zip(eps_keys, identification["approx_spec"][f"{cfg.deltas[0]:g}"])},
+        **{f"approx_ratio_asymptotic_eps_{k}_delta_{d}": v for d, values in identification["approx_last"].items()
+           for k, v in zip(eps_keys, values)},
         "generation_np_exponent_g1": generation["np_last"],
+        "generation_min_exponent_ratio": min(generation["pure_last"] + [v for vs in generation["approx_last"].values()
+                                                                         for v in vs]),
+        "lower_bound_factor_max": max(list(lower["factor"].values()) + [lower["np"]]),
+        **{f"f3_exponent_per_r_{s}": row["exponent_per_r"] for s, row in countable.items()},
+        **{f"{k.replace(' ', '_')}_pure_exponent_per_threshold": row["pure_exponent_per_threshold"]
+           for k, row in minimality.items()},
+        "monte_carlo_points_agreeing": f"{sum(r['agrees'] for r in agreement.values())}/{len(agreement)}",
+        "private_audits_passed": f"{sum(a['passed'] for a in audits['private'].values())}/{len(audits['private'])}",
+        "broken_audits_failed": f"{sum(not a['passed'] for a in audits['broken'].values())}/{len(audits['broken'])}",
+        "grid_wall_s": speed["grid_wall_s"], "grid_cpu_s": speed["grid_cpu_s"],
+    }
+    details = {
+        "pure_ratio_ci": dict(zip(eps_keys, identification["pure_last_ci"])),
+        "approx_ratio_windows": identification["approx_windows"],
         "generation_pure_ratio": dict(zip(eps_keys, generation["pure_last"])),
         "generation_approx_ratio": {d: dict(zip(eps_keys, v)) for d, v in generation["approx_last"].items()},
         "minimality": minimality, "countable": countable,
-        "lower_bound_factor": lower["factor"], "lower_bound_factor_np": lower["np"],
-        "lower_bound_exponent": lower["bound_exponent"],
-        "monte_carlo_agreement": agreement,
-        "privacy_audits": {k: {"max_privacy_loss": v["max_privacy_loss"], "max_hockey_stick": v["max_hockey_stick"],
-                               "passed": v["passed"]} for k, v in {**audits["private"], **audits["broken"]}.items()},
-        "speed": speed,
+        "lower_bounds": {k: v for k, v in lower.items()},
+        "monte_carlo_agreement": agreement, "privacy_audits": audits, "speed": speed,
     }
+    return headline, details
 
 
 def notes(cfg, identification, knee) -> str:
