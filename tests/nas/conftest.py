@@ -36,9 +36,9 @@ def invented():
 @pytest.fixture(scope="session")
 def tiny_hparams():
     """hparams(model, **overrides): the tiny scale's settings, shortened for tests."""
-    from proceedings.nas.experiment import CONFIGS, tiny_overrides
+    from proceedings.nas.experiment import CONFIGS
     from proceedings.nas.hparams import EditHparams
 
     base = dict(mom2_update_weight=150.0, v_num_grad_steps=6, nas_n_ref=8, stats_tokens=1_000,
-                **tiny_overrides(CONFIGS["tiny"]))
+                **CONFIGS["tiny"].edit_overrides)
     return lambda model, **overrides: EditHparams.for_model(model, **{**base, **overrides})

@@ -6,7 +6,8 @@ import copy
 import pytest
 
 from proceedings.nas.editing import Editor
-from proceedings.nas.facts import known_fact_requests, known_facts
+from proceedings.nas.experiment import CONFIGS
+from proceedings.nas.facts import known_facts, requests_from_facts, table_requests
 from proceedings.nas.hparams import EditHparams
 from proceedings.nas.requests import EditRequest
 
@@ -24,8 +25,9 @@ def _greedy(model, tok, prompt, n=2):
 def test_single_memit_nas_edit_flips_france_and_keeps_germany(smollm2, tmp_path):
     model, tok = copy.deepcopy(smollm2[0]), smollm2[1]
     assert _greedy(model, tok, "The capital of France is").startswith(" Paris")
-    hp = EditHparams.for_model(model, method="memit", nas=True, stats_tokens=4_000, nas_n_ref=8, v_num_grad_steps=20)
-    editor = Editor(model, tok, hp, cache_dir=tmp_path).prepare()
+    hp = EditHparams.for_model(model, method="memit", nas=True, stats_tokens=4_000, nas_n_ref=4, v_num_grad_steps=10,
+                               **CONFIGS["small"].edit_overrides)  # the small scale's value solve
+    editor = Editor(model, tok, hp, cache_dir=tmp_path).prepare(table_requests(4, seed=1))
     record = editor.edit([EditRequest("The capital of {} is", "France", " Lyon", " Paris")])
     assert record.status == "ok" and record.skipped == 0
     assert record.v_star_norms[0] == pytest.approx(editor.rho, rel=1e-4)
@@ -35,11 +37,11 @@ def test_single_memit_nas_edit_flips_france_and_keeps_germany(smollm2, tmp_path)
 
 def test_known_fact_requests_are_deterministic_counterfactuals(smollm2):
     model, tok = smollm2
-    facts = known_facts(model, tok, ["capital"], top_k=1)
-    assert ("capital", "France", "Paris") in facts and len(facts) >= 20
-    first = known_fact_requests(model, tok, 12, seed=3, relations=["capital", "city_country"])
-    again = known_fact_requests(model, tok, 12, seed=3, relations=["capital", "city_country"])
-    assert first == again
+    facts = known_facts(model, tok, ["capital", "city_country"], top_k=1)
+    assert ("capital", "France", "Paris") in facts and ("capital", "Australia", "Canberra") not in facts
+    assert len(facts) >= 40
+    first = requests_from_facts(facts, 12, seed=3)
+    assert first == requests_from_facts(facts, 12, seed=3) != requests_from_facts(facts, 12, seed=4)
     for request in first:
         assert request.target_new != request.target_true
         assert len(request.paraphrases) >= 2 and len(request.neighborhood) >= 2

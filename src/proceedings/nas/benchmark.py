@@ -18,20 +18,24 @@ from proceedings.nas.hparams import EditHparams
 from proceedings.nas.norm_anchor import anchor
 
 
-def run_benchmark(model, tok, n_edits: int = 3, stats_tokens: int = 5_000, n_ref: int = 16) -> list[dict]:
-    """One row per configuration: seconds per edit (wall and CPU), plus the C_0 and rho costs."""
-    from proceedings.nas.experiment import NASExperiment, stream_requests
+def run_benchmark(model, tok, n_edits: int = 3, stats_tokens: int = 5_000, n_ref: int = 8) -> list[dict]:
+    """One row per configuration: seconds per edit (wall and CPU), plus the C_0 and rho costs.
 
-    cfg = NASExperiment(model="tiny" if model.config.num_hidden_layers <= 8 else "real", n_edits=n_edits,
-                        batch_size=1, eval_every=0, mom2_update_weight=15000.0, v_num_grad_steps=12,
-                        nas_n_ref=n_ref, stats_tokens=stats_tokens, known_top_k=5)
+    The value solve uses the settings of the scale that fits the model (tiny or small presets).
+    """
+    from dataclasses import replace
+
+    from proceedings.nas.experiment import CONFIGS, stream_requests
+
+    scale = "tiny" if model.config.num_hidden_layers <= 8 else "small"
+    cfg = replace(CONFIGS[scale], model=scale, n_edits=n_edits, nas_n_ref=n_ref, stats_tokens=stats_tokens)
     requests, reference = stream_requests(model, tok, cfg, seed=0)
     rows = []
     with tempfile.TemporaryDirectory() as cache:
         for method in ("memit", "alphaedit", "rome"):
             for nas in (False, True):
-                hp = EditHparams.for_model(model, method=method, nas=nas, stats_tokens=stats_tokens,
-                                           nas_n_ref=n_ref, v_num_grad_steps=12)
+                hp = EditHparams.for_model(model, method=method, nas=nas, stats_tokens=stats_tokens, nas_n_ref=n_ref,
+                                           v_num_grad_steps=cfg.v_num_grad_steps, **cfg.edit_overrides)
                 editor = Editor(copy.deepcopy(model), tok, hp, cache_dir=Path(cache))
                 with stopwatch() as prep:
                     editor.prepare(reference)

@@ -43,7 +43,7 @@ def anchor(v_star: "torch.Tensor", v0: "torch.Tensor", rho: float, skip_factor: 
     if skip_factor is not None:
         skipped = norms.squeeze(1) > skip_factor * rho
         if skipped.any():
-            log.warning("NAS skipped %d edit(s): raw ||v*|| above %.1f x rho", int(skipped.sum()), skip_factor)
+            log.info("NAS skipped %d edit(s): raw ||v*|| above %.1f x rho", int(skipped.sum()), skip_factor)
         scaled = torch.where(skipped[:, None], v0, scaled)
     return Anchored(scaled, skipped)
 
