@@ -54,12 +54,13 @@ class Config:
     heldout: int = 36  # held-out generated tasks, balanced categories
     eval_samples: int = 4  # n per task (pass@1 unbiased from n)
     eval_temperature: float = 0.8  # spec §2.5
+    transfer_tasks: int = 40  # first valid NL2SVA-Machine tasks scored per arm (0: skip)
     arm: ArmConfig = field(default_factory=ArmConfig)
 
 
 CONFIGS = {
     "tiny": Config(model="tiny:64x2", train_pairs=200, teacher_steps=12, teacher_lr=3e-3, student_layers=1,
-                   student_warm_steps=6, student_lr=3e-3, heldout=4, eval_samples=2,
+                   student_warm_steps=6, student_lr=3e-3, heldout=4, eval_samples=2, transfer_tasks=0,
                    arm=ArmConfig(steps=2, batch_prompts=2, rollouts=2, max_new_tokens=16, lr=1e-3, checkpoint_every=1)),
     "small": Config(arm=ArmConfig(steps=8, batch_prompts=4, rollouts=4, max_new_tokens=40, lr=1e-4)),
     # The paper distils CodeV-SVA-14B into Qwen2.5-Coder-7B-Instruct; neither is available offline. This preset
@@ -87,12 +88,15 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     heldout = heldout[:cfg.heldout]
     cache = VerdictCache()
 
-    arms, logs = {}, {}
+    machine = machine_subset(cfg.transfer_tasks)
+
+    arms, logs, transfer = {}, {}, {}
     for method in METHODS:
         student = copy.deepcopy(base_student)
-        seed_everything(seed)
         logs[method] = train_arm(method, student, teacher, tokenizer, pool, cfg.arm, cache, seed, progress=True)
         arms[method] = evaluate_arm(student, tokenizer, heldout, cfg, cache, seed)
+        if machine:
+            transfer[method] = evaluate_arm(student, tokenizer, machine, cfg, cache, seed, with_testbench=True)
     teacher_eval = evaluate_arm(teacher, tokenizer, heldout, cfg, cache, seed)
 
     plots = plot_arms(arms, logs, artifact_dir("rwopd", scale))
@@ -109,6 +113,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         system="rwopd", scale=scale, claim=CLAIM,
         metrics={**{k: v for k, v in rw.items()}, "arms": arms, "teacher": teacher_eval,
                  "gain_over_best_baseline": temporal_gain, "pec_fixtures": fixture_table,
+                 "transfer_nl2sva_machine": transfer,
                  "training": {m: {"generations": l.generations, "tokens_per_s": round(l.tokens_per_second(), 1),
                                   "seconds": round(l.seconds, 1), "mean_reward": l.rewards, "loss": l.losses,
                                   "kept": l.kept} for m, l in logs.items()},
@@ -133,7 +138,21 @@ def pec_fixture_table() -> list[dict]:
     return rows
 
 
-def evaluate_arm(model, tokenizer, tasks, cfg: Config, cache: VerdictCache, seed: int) -> dict:
+def machine_subset(count: int) -> list:
+    """The first `count` valid NL2SVA-Machine tasks (transfer from template English), or [] without data."""
+    if count <= 0:
+        return []
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.rwopd.nl2sva import load_nl2sva
+
+    try:
+        return [t for t in load_nl2sva("machine") if not t.ref_invalid][:count]
+    except ProceedingsError:
+        return []
+
+
+def evaluate_arm(model, tokenizer, tasks, cfg: Config, cache: VerdictCache, seed: int,
+                 with_testbench: bool = False) -> dict:
     """pass@1 (unbiased over n samples), CI, relaxed, syntax, per category on `tasks`."""
     seed_everything(seed + 7)
     samples = []
@@ -141,7 +160,8 @@ def evaluate_arm(model, tokenizer, tasks, cfg: Config, cache: VerdictCache, seed
         chunk = tasks[start:start + 8]
         samples += sample(model, tokenizer, [format_prompt(t.prompt) for t in chunk], cfg.eval_samples,
                           cfg.arm.max_new_tokens, cfg.eval_temperature)
-    return evaluate_samples(tasks, samples, cache).summary(CATEGORIES)
+    testbench_of = (lambda t: t.testbench) if with_testbench else None
+    return evaluate_samples(tasks, samples, cache, testbench_of).summary(CATEGORIES)
 
 
 def plot_arms(arms: dict, logs: dict, folder) -> list[str]:

@@ -69,6 +69,8 @@ class Evaluation:
     def bootstrap(self, k: int = 1, rounds: int = 1000, seed: int = 0) -> tuple[float, float]:
         """95% percentile interval of pass@k over tasks resampled with replacement."""
         scores = np.array(self.per_task(k))
+        if not len(scores):
+            return float("nan"), float("nan")
         rng = np.random.default_rng(seed)
         means = scores[rng.integers(0, len(scores), (rounds, len(scores)))].mean(axis=1)
         return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
