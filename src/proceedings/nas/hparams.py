@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING
 
 from proceedings.core.errors import ProceedingsError
@@ -47,7 +47,6 @@ class EditHparams:
     stats_tokens: int = 100_000  # paper uses 100k Wikipedia samples; we count tokens
     stats_seq_len: int = 128
     rewrite_module_tmp: str | None = None  # override the module template table (model_layout.py)
-    extra: dict = field(default_factory=dict)  # free-form notes kept with the run
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -61,7 +60,9 @@ class EditHparams:
     @classmethod
     def for_model(cls, model: "PreTrainedModel", **overrides) -> "EditHparams":
         """The preset that fits `model` (by depth), with `overrides` applied."""
-        n_layers = model.config.num_hidden_layers if hasattr(model.config, "num_hidden_layers") else model.config.n_layer
+        from proceedings.nas.model_layout import num_layers
+
+        n_layers = num_layers(model)
         if n_layers <= 8:  # tiny test models
             preset = cls(layers=tuple(range(max(0, n_layers // 2 - 1), n_layers // 2 + 1)),
                          v_num_grad_steps=10, nas_n_ref=16, stats_tokens=2_000, stats_seq_len=64)

@@ -27,7 +27,7 @@ class ModuleLayout:
 _LLAMA = ModuleLayout("model.layers.{}", "model.layers.{}.mlp.down_proj")
 LAYOUTS: dict[str, ModuleLayout] = {
     "llama": _LLAMA, "mistral": _LLAMA, "qwen2": _LLAMA, "qwen3": _LLAMA, "gemma": _LLAMA,
-    "gemma2": _LLAMA, "phi3": ModuleLayout("model.layers.{}", "model.layers.{}.mlp.down_proj"),
+    "gemma2": _LLAMA, "phi3": _LLAMA,
     "gpt2": ModuleLayout("transformer.h.{}", "transformer.h.{}.mlp.c_proj", weight_transposed=True),
     "gptj": ModuleLayout("transformer.h.{}", "transformer.h.{}.mlp.fc_out"),
     "gpt_neox": ModuleLayout("gpt_neox.layers.{}", "gpt_neox.layers.{}.mlp.dense_4h_to_h"),

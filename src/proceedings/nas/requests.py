@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from proceedings.core.errors import ProceedingsError
@@ -24,7 +24,6 @@ class EditRequest:
     neighborhood_answer: str | None = None  # their reference answer (CounterFact: target_true)
     case_id: str = "0"
     relation: str = ""
-    extra: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         where = f"request '{self.case_id}'"
