@@ -76,10 +76,11 @@ def countable_rates(bands: Mapping[str, tuple[np.ndarray, Sequence[ErrorPoint]]]
 
 
 def lower_bounds(eps: Sequence[float], achieved: Mapping[str, Sequence[float]], bound: Sequence[float],
-                 path: Path) -> Path:
-    """Achieved exponents against the two-point lower-bound exponent (an upper limit on any exponent)."""
+                 nonprivate: float, path: Path) -> Path:
+    """Achieved exponents against the two-point bounds (no algorithm's exponent can exceed them)."""
     fig, ax = plt.subplots(figsize=(6.2, 4.4))
-    ax.plot(eps, bound, color="black", ls="--", label="two-point bound (no algorithm does better)")
+    ax.plot(eps, bound, color="black", ls="--", label="two-point bound, any pure eps-DP algorithm")
+    ax.axhline(nonprivate, color="grey", ls=":", label="two-point bound, any algorithm")
     for label, values in achieved.items():
         ax.plot(eps, values, marker="o", label=label)
     ax.set_xscale("log")
