@@ -69,4 +69,4 @@ class SplitLM:
         layers, norm = (self.teacher_top, self.teacher_norm) if teacher else (self.top, self.decoder.norm)
         with self._using(layers, norm):
             out = self.decoder(inputs_embeds=hidden, use_cache=False).last_hidden_state
-        return self.model.get_output_embeddings()(out)
+        return self.model.get_output_embeddings()(out).float()  # losses in fp32 even for a bf16 model

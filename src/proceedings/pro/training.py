@@ -83,8 +83,9 @@ class WatermarkTrainer:
         self.model, self.tokenizer, self.config = model, tokenizer, config
         self.split = SplitLM(model, config.train_layers)
         groups = [{"params": self.split.trainable(), "lr": config.lr_model}]
+        self.device = next(model.parameters()).device
         if config.method == "pro":
-            self.policy = WatermarkPolicy.for_model(model, policy or PolicyConfig())
+            self.policy = WatermarkPolicy.for_model(model, policy or PolicyConfig()).to(self.device)
             self.policy.requires_grad_(not config.freeze_policy)
             if not config.freeze_policy:
                 groups.append({"params": list(self.policy.parameters()), "lr": config.lr_policy})
@@ -110,7 +111,7 @@ class WatermarkTrainer:
         optimizer = torch.optim.Adam(self.policy.parameters(), lr=self.config.lr_policy)
         self.policy.requires_grad_(True)
         for step in range(self.config.policy_warmup_steps):
-            batch = blocks[batch_indices(step, len(blocks), self.config.batch_size, self.config.seed + 1)]
+            batch = blocks[batch_indices(step, len(blocks), self.config.batch_size, self.config.seed + 1)].to(self.device)
             scores = self.policy(batch)
             loss = objectives.balance(scores) + objectives.unbiasedness(scores) + objectives.magnitude(scores)
             optimizer.zero_grad()
@@ -251,7 +252,7 @@ class WatermarkTrainer:
         with self.files.metrics.open("a") as metrics, tqdm(total=cfg.steps, initial=self.step,
                                                            desc=f"train {cfg.method}", leave=False) as bar:
             while self.step < cfg.steps:
-                batch = blocks[batch_indices(self.step, len(blocks), cfg.batch_size, cfg.seed)]
+                batch = blocks[batch_indices(self.step, len(blocks), cfg.batch_size, cfg.seed)].to(self.device)
                 started = time.perf_counter()
                 record = {"step": self.step, **self.train_step(batch)}
                 record["tokens_per_s"] = batch.numel() / (time.perf_counter() - started)
