@@ -121,3 +121,20 @@ def test_cli_detect_with_a_foreign_key_exits_2_naming_both_hashes(tiny_pro_run):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert load_key(key_dir).tokenizer_hash in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("train_layers", [None, 1])
+def test_split_model_trunk_plus_head_equals_the_full_forward(tiny_world, tiny_blocks, train_layers):
+    from proceedings.pro.split_model import SplitLM
+
+    model = copy.deepcopy(tiny_world[0])
+    batch = tiny_blocks[:2]
+    with torch.no_grad():
+        full = model(input_ids=batch).logits
+        split = SplitLM(model, train_layers)
+        hidden = split.trunk(batch)
+        assert torch.allclose(split.head(hidden), full, atol=1e-5)
+        assert torch.allclose(split.head(hidden, teacher=True), full, atol=1e-5)
+    trained = {id(p) for p in split.trainable()}
+    assert all(p.requires_grad == (id(p) in trained) for p in model.parameters())
+    assert len(model.get_decoder().layers) == 2  # the full stack is back in place

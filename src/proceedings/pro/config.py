@@ -62,7 +62,7 @@ class TrainConfig:
     fpl_kinds: tuple[str, ...] = FPL_KINDS  # simulated modifications, cycled step by step
     fpl_every: int = 1
     fpl_merge_max: float = 0.5  # merge ratio alpha ~ U(0, fpl_merge_max) toward the original weights
-    fpl_ft_step: float = 0.01  # forgetting step length, relative to each tensor's norm (inferred)
+    fpl_ft_step: float = 1e-3  # forgetting step length, relative to each tensor's norm (inferred)
     fpl_noise: float = 0.01  # Gaussian noise std, relative to each tensor's std (inferred)
     freeze_policy: bool = False  # the frozen-random-policy ablation
     policy_warmup_steps: int = 100  # policy-only steps on balance + magnitude before joint training
