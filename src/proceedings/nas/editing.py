@@ -131,12 +131,23 @@ class Editor:
                "requests": hashlib.sha256(repr([(r.prompt, r.subject, r.target_new) for r in requests]).encode()).hexdigest()[:16]}
 
         def solve_norms() -> list[float]:
+            import torch
             from tqdm import tqdm
 
-            norms = []
-            for start in tqdm(range(0, len(requests), REF_CHUNK), desc="reference norm rho", leave=False):
-                solution = solve_values(self.model, self.tok, self.layout, hp, requests[start:start + REF_CHUNK], self.templates)
-                norms += solution.v_star.norm(dim=1).tolist()
+            norms, chunk = [], REF_CHUNK
+            with tqdm(total=len(requests), desc="reference norm rho", leave=False) as bar:
+                while len(norms) < len(requests):
+                    group = requests[len(norms):len(norms) + chunk]
+                    try:
+                        solution = solve_values(self.model, self.tok, self.layout, hp, group, self.templates)
+                    except torch.OutOfMemoryError:
+                        if chunk == 1:
+                            raise
+                        chunk //= 2  # as the public code does: halve the batch and retry
+                        log.warning("out of memory while estimating rho; retrying with %d requests per solve", chunk)
+                        continue
+                    norms += solution.v_star.norm(dim=1).tolist()
+                    bar.update(len(group))
             return norms
 
         return reference_norm(solve_norms, self.cache_dir / "rho" / f"{self.model_hash}-L{layer}.json", key,
