@@ -57,7 +57,7 @@ class ExperimentConfig:
 CONFIGS = {
     "tiny": ExperimentConfig(
         model="tiny",
-        train=TrainConfig(steps=150, batch_size=8, seq_len=32, train_layers=None, lr_model=1e-2, lr_policy=1e-3,
+        train=TrainConfig(steps=150, batch_size=8, seq_len=32, train_layers=None, lr_model=1e-2, lr_policy=1e-4,
                           policy_warmup_steps=30, checkpoint_every=50),
         kgw=KGWConfig(gamma=0.5, delta=2.0, k=1),
         ablations=("pro-nofpl", "pro-frozen"), n_prompts=50, prompt_len=16, new_tokens=64, finetune_steps=10,
