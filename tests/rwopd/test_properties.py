@@ -18,7 +18,9 @@ def test_identity_rewrite_is_always_equivalent(seed, category, rewrite_seed):
     original = generate_pairs(1, seed=seed, categories=(category,))[0].sva
     rewritten = equivalent_rewrite(original, random.Random(rewrite_seed), steps=3)
     result = check_equivalence(original, rewritten, timeout_s=20)
-    assert result.verdict == Verdict.EQUIVALENT, (original, rewritten, result.message)
+    assert result.verdict in (Verdict.EQUIVALENT, Verdict.EQUIVALENT_BOUNDED), (original, rewritten, result.message)
+    if category != "unbounded":  # safety pairs are proved by k-induction, not just bounded
+        assert result.verdict == Verdict.EQUIVALENT, (original, rewritten, result.notes)
 
 
 @settings(max_examples=20, deadline=None)
@@ -31,5 +33,7 @@ def test_changing_a_fixed_delay_is_never_equivalent(seed):
     if check_equivalence(f"{head}|-> 1'b0", "1'b1").verdict == Verdict.EQUIVALENT:
         return  # the antecedent never matches (e.g. !s && $rose(s)): every consequent is vacuous
     digits = tail.split(" ", 1)
+    if check_equivalence(digits[1], "1'b1").verdict == Verdict.EQUIVALENT:
+        return  # a tautological consequent holds at any delay
     later = f"{head}|-> ##{int(digits[0]) + 1} {digits[1]}"
     assert check_equivalence(original, later).verdict != Verdict.EQUIVALENT

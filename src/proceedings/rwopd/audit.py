@@ -51,8 +51,9 @@ def audit_references(tasks: list[Task], workers: int = 2, timeout_s: float = 5.0
         "tasks": len(tasks), "valid": len(valid),
         "invalid": {t.id: t.ref_invalid for t in tasks if t.ref_invalid},
         "self": dict(Counter(r["verdict"] for r in self_results)),
-        "self_not_equivalent": [t.id for t, r in zip(valid, self_results) if r["verdict"] != "EQUIVALENT"],
-        "self_bounded": sum(1 for r in self_results if r["verdict"] == "EQUIVALENT" and not r["proved"]),
+        "self_not_equivalent": [t.id for t, r in zip(valid, self_results)
+                                if r["verdict"] not in ("EQUIVALENT", "EQUIVALENT_BOUNDED")],
+        "self_bounded": sum(1 for r in self_results if r["verdict"] == "EQUIVALENT_BOUNDED"),
         "perturbed": dict(Counter(r["verdict"] for r in pert_results)),
         "perturbed_by_kind": {name: dict(Counter(r["verdict"] for (_, n, _), r in zip(perturbed, pert_results) if n == name))
                               for name, _, _ in PERTURBATIONS},

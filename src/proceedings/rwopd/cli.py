@@ -17,7 +17,7 @@ app = typer.Typer(help="RWOPD: an open SVA property-equivalence checker and rewa
 console = Console()
 
 # Exit codes of `check` (2 stays the house code for bad input).
-EXIT_CODES = {"EQUIVALENT": 0, "DIFFERENT": 1, "A_IMPLIES_B": 3, "B_IMPLIES_A": 3, "SYNTAX_ERROR": 4,
+EXIT_CODES = {"EQUIVALENT": 0, "EQUIVALENT_BOUNDED": 7, "DIFFERENT": 1, "A_IMPLIES_B": 3, "B_IMPLIES_A": 3, "SYNTAX_ERROR": 4,
               "UNSUPPORTED": 5, "TIMEOUT": 6}
 
 
@@ -53,7 +53,8 @@ def check(
     backend: str = typer.Option("z3", help="z3 (default) or sby (SymbiYosys, safety only)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Are A and B the same property? Exit 0 equivalent, 1 different, 3 one-way, 4 syntax, 5 unsupported, 6 timeout."""
+    """Are A and B the same property? Exit 0 equivalent, 1 different, 3 one-way, 4 syntax, 5 unsupported,
+    6 timeout, 7 equivalent up to the depth only (no proof)."""
     sig, bench = _parse_signals(signals), _read(testbench, "testbench")
     if backend == "sby":
         from proceedings.rwopd.sby import check_with_sby
@@ -71,7 +72,8 @@ def check(
     if as_json:
         console.print_json(json.dumps(result.to_dict()))
     else:
-        decided = result.verdict.value in ("EQUIVALENT", "DIFFERENT", "A_IMPLIES_B", "B_IMPLIES_A")
+        decided = result.verdict.value in ("EQUIVALENT", "EQUIVALENT_BOUNDED", "DIFFERENT", "A_IMPLIES_B",
+                                           "B_IMPLIES_A")
         tag = ("proved, " if result.proved else f"bounded at depth {result.depth}, ") if decided else ""
         console.print(f"[bold]{result.verdict.value}[/bold] ({tag}{result.seconds:.3f} s) {result.message}")
         for line in result.warnings + result.notes:

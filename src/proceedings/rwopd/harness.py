@@ -1,7 +1,8 @@
 """Scoring model outputs with the PEC: rewards, unbiased pass@k, per-category tables, bootstrap CIs.
 
 pass@k is the unbiased estimator of Chen et al. (2021): 1 - C(n-c, k) / C(n, k) for n samples of
-which c pass (EQUIVALENT, spec §2.5 Func@k); relaxed counts one-way implication too.
+which c pass (EQUIVALENT or EQUIVALENT_BOUNDED, spec §2.5 Func@k); relaxed counts one-way
+implication too.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ class Evaluation:
         return float(np.mean(scores)) if scores else float("nan")
 
     def per_task(self, k: int, relaxed: bool = False, category: str | None = None) -> list[float]:
-        good = {Verdict.EQUIVALENT} | ({Verdict.A_IMPLIES_B, Verdict.B_IMPLIES_A} if relaxed else set())
+        good = {Verdict.EQUIVALENT, Verdict.EQUIVALENT_BOUNDED} | (
+            {Verdict.A_IMPLIES_B, Verdict.B_IMPLIES_A} if relaxed else set())
         return [pass_at_k(len(v), sum(x in good for x in v), k) for t, v in zip(self.tasks, self.verdicts)
                 if category is None or t.category == category]
 

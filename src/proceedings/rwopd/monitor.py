@@ -268,3 +268,50 @@ def _step_outcomes(subset: frozenset, outgoing, final) -> dict:
         literal = land(*(a if val else lnot(a) for a, val in truth.items()))
         outcomes.setdefault(outcome, []).append(literal)
     return {k: lor(*v) for k, v in outcomes.items()}
+
+
+def merge_equivalent_registers(circuit: Circuit, outputs: list[Outputs]) -> list[Outputs]:
+    """Merge registers that hold equal values in every reachable state (register correspondence).
+
+    Partition refinement: start from classes of equal (width, initial value) and split a class when
+    its members' next-state functions differ under the current classes. At the fixed point, equal
+    initial values and equal next-state functions make class members equal at every tick (induction
+    on time), so each class keeps one register. When A and B share a sub-property (a reference
+    checked against a rewrite of itself), their monitors share registers and k-induction can close.
+    """
+    names = list(circuit.registers)
+    classes = {n: (circuit.registers[n].width, circuit.registers[n].init) for n in names}
+    while True:
+        signature = {n: (classes[n], _rename(circuit.registers[n].next, classes)) for n in names}
+        numbering: dict = {}
+        refined = {n: numbering.setdefault(signature[n], len(numbering)) for n in names}
+        stable = len(numbering) == len(set(classes.values()))
+        classes = refined
+        if stable:
+            break
+    keep: dict[int, str] = {}
+    for n in names:
+        keep.setdefault(classes[n], n)
+    mapping = {n: Expr("reg", (), circuit.registers[n].width, keep[classes[n]]) for n in names}
+    merged = {keep[c]: circuit.registers[keep[c]] for c in sorted(set(classes.values()))}
+    for register in merged.values():
+        register.next = _substitute(register.next, mapping)
+    circuit.registers = merged
+    return [Outputs(_substitute(o.fail, mapping), _substitute(o.pending, mapping), o.strong, o.lookahead)
+            for o in outputs]
+
+
+def _rename(expr: Expr, classes: dict) -> Expr:
+    if expr.op == "reg":
+        return Expr("reg", (), expr.width, ("class", classes[expr.value]))
+    if not expr.args:
+        return expr
+    return Expr(expr.op, tuple(_rename(a, classes) for a in expr.args), expr.width, expr.value, expr.signed)
+
+
+def _substitute(expr: Expr, mapping: dict[str, Expr]) -> Expr:
+    if expr.op == "reg":
+        return mapping[expr.value]
+    if not expr.args:
+        return expr
+    return Expr(expr.op, tuple(_substitute(a, mapping) for a in expr.args), expr.width, expr.value, expr.signed)

@@ -1,9 +1,10 @@
 """The property-equivalence checker: `check_equivalence(a, b)` -> a verdict, both directions.
 
-Verdicts (issue 6): EQUIVALENT, A_IMPLIES_B, B_IMPLIES_A, DIFFERENT (with a lasso trace that really
-separates them, replayed through both monitors), SYNTAX_ERROR (slang's diagnostic and position),
-UNSUPPORTED (naming the construct), TIMEOUT. `proved` says whether both directions were closed by
-induction; an EQUIVALENT with proved=False is the spec's EQUIV_BOUNDED(K) and says so in `notes`.
+Verdicts (issue 6): EQUIVALENT (both directions proved), A_IMPLIES_B, B_IMPLIES_A, DIFFERENT (with
+a lasso trace that really separates them, replayed through both monitors), SYNTAX_ERROR (slang's
+diagnostic and position), UNSUPPORTED (naming the construct), TIMEOUT; and the spec's
+EQUIVALENT_BOUNDED: no separating trace up to depth K, but no proof either (liveness obligations,
+or induction did not close) -- counted as equivalent by the metrics, never reported as EQUIVALENT.
 Semantics: `jasper` (default, FVEval-compatible: unbounded consequent ranges are strong, reset held
 inactive so `disable iff` never fires) or `ieee` (weak by default, `disable iff` on a free signal).
 """
@@ -23,6 +24,7 @@ MAX_DEPTH = 40
 
 class Verdict(str, Enum):
     EQUIVALENT = "EQUIVALENT"
+    EQUIVALENT_BOUNDED = "EQUIVALENT_BOUNDED"
     A_IMPLIES_B = "A_IMPLIES_B"
     B_IMPLIES_A = "B_IMPLIES_A"
     DIFFERENT = "DIFFERENT"
@@ -85,7 +87,7 @@ def _check(a, b, signals, testbench, semantics, depth, deadline) -> PECResult:
 
 def build_miter(assertion_a, assertion_b, semantics: str = "jasper"):
     """One circuit holding both monitors (shared inputs and $past history): (circuit, out_a, out_b)."""
-    from proceedings.rwopd.monitor import Circuit, add_monitor
+    from proceedings.rwopd.monitor import Circuit, add_monitor, merge_equivalent_registers
 
     jasper = semantics == "jasper"
     if jasper:  # JasperGold holds the reset inactive after its reset phase: `disable iff` never fires
@@ -93,13 +95,14 @@ def build_miter(assertion_a, assertion_b, semantics: str = "jasper"):
     circuit = Circuit()
     out_a = add_monitor(circuit, assertion_a, "A", jasper=jasper)
     out_b = add_monitor(circuit, assertion_b, "B", jasper=jasper)
+    out_a, out_b = merge_equivalent_registers(circuit, [out_a, out_b])
     return circuit, out_a, out_b
 
 
 def default_depth(circuit, out_a, out_b) -> int:
     """K = 2 * (longest finite obligation) + 4 + history length, capped (spec Stage D)."""
     spans = [o.lookahead if o.lookahead is not None else 8 for o in (out_a, out_b)]
-    history = sum(1 for name in circuit.registers if name.startswith("hist"))
+    history = max((int(k) for (_, k) in circuit._history), default=0)
     return min(MAX_DEPTH, 2 * max(spans) + 4 + history)
 
 
@@ -113,7 +116,8 @@ def _decide(assertion_a, assertion_b, semantics, depth, deadline, warnings) -> P
     notes = [f"A=>B: {n}" for n in forward.notes] + [f"B=>A: {n}" for n in backward.notes]
     proved = forward.proved and backward.proved
     if forward.holds and backward.holds:
-        return PECResult(Verdict.EQUIVALENT, proved, k, None, warnings=warnings, notes=notes)
+        verdict = Verdict.EQUIVALENT if proved else Verdict.EQUIVALENT_BOUNDED
+        return PECResult(verdict, proved, k, None, warnings=warnings, notes=notes)
     if forward.holds:
         verdict, witness, order = Verdict.A_IMPLIES_B, backward.counterexample, (out_b, out_a, "B_not_A")
     else:
@@ -127,8 +131,8 @@ def _decide(assertion_a, assertion_b, semantics, depth, deadline, warnings) -> P
 
 
 def reward(verdict: Verdict, implication_reward: float = 0.5) -> float:
-    """r = 1 for EQUIVALENT, rho for a one-way implication, 0 otherwise (spec §2.2 step 3)."""
-    if verdict == Verdict.EQUIVALENT:
+    """r = 1 for EQUIVALENT(_BOUNDED), rho for a one-way implication, 0 otherwise (spec §2.2 step 3)."""
+    if verdict in (Verdict.EQUIVALENT, Verdict.EQUIVALENT_BOUNDED):
         return 1.0
     if verdict in (Verdict.A_IMPLIES_B, Verdict.B_IMPLIES_A):
         return implication_reward
