@@ -115,14 +115,14 @@ def attack_dir(kind: str, source: Path | str, out: Path | str, other: Path | str
 
     if kind not in ATTACKS:
         raise ProceedingsError(f"unknown attack '{kind}'; choose one of: {', '.join(ATTACKS)}")
+    if kind == "merge" and other is None:
+        raise ProceedingsError("merge needs a second model: `attack merge SOURCE OTHER --alpha 0.5`")
     source, out = Path(source), Path(out)
     if out.resolve() in (source.resolve(), Path(other).resolve() if other else None):
         raise ProceedingsError(f"attack output '{out}' is one of its inputs; attacks never modify their input")
     before = weights_digest(source)
     model, tokenizer = load_model_dir(source)
     if kind == "merge":
-        if other is None:
-            raise ProceedingsError("merge needs a second model: `attack merge SOURCE OTHER --alpha 0.5`")
         attacked = merge(model, load_model_dir(other)[0], params.get("alpha", 0.5))
     elif kind == "finetune":
         from proceedings.pro.data import read_documents, token_blocks

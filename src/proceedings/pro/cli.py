@@ -89,7 +89,7 @@ def generate(
     model: str = typer.Option(..., help=MODEL_HELP),
     prompts: Path = typer.Option(..., help="JSONL with a 'prompt' field per line."),
     out: Path = typer.Option(..., help="JSONL: prompt, completion."),
-    max_new_tokens: int = typer.Option(96), seed: int = typer.Option(0), batch_size: int = typer.Option(8),
+    max_new_tokens: int = typer.Option(96), seed: int = typer.Option(0),
     decoding_watermark: Optional[Path] = typer.Option(None, help="A KGW key dir: watermark while decoding "
                                                                   "(the closed-source reference)."),
 ) -> None:
@@ -109,9 +109,9 @@ def generate(
             raise ProceedingsError("--decoding-watermark needs a KGW key (train --method kgw-distill writes one)")
         processor = KGWLogitsProcessor(KGWWatermark(key.kgw, key.vocab_size))
     rows = []
-    for row in _read_jsonl(prompts):
+    for number, row in enumerate(_read_jsonl(prompts)):
         ids = torch.tensor([tokenizer(row["prompt"], add_special_tokens=False)["input_ids"]])
-        completion = sample(lm, ids, max_new_tokens, batch_size, seed, logits_processor=processor)[0]
+        completion = sample(lm, ids, max_new_tokens, 1, seed + number, logits_processor=processor)[0]
         rows.append({"prompt": row["prompt"], "completion": tokenizer.decode(completion, skip_special_tokens=True)})
     out.write_text("".join(json.dumps(r) + "\n" for r in rows))
     console.print(f"{len(rows)} completions written to {out}")
