@@ -1,0 +1,34 @@
+"""N-vium: a mixture-of-exits transformer, sampled exactly with deferred upper layers (NeurIPS 2026).
+
+Prediction heads at several depths; the next-token distribution is a learned, token-adaptive mixture
+over them. Sampling picks an exit, then a token, computing only the layers below that exit; the skipped
+upper layers run later, batched with the next tokens, so every cache ends up complete and the samples
+are exactly the mixture's.
+
+    from proceedings.nvium import NviumConfig, NviumForCausalLM, DeferredSampler
+    model = NviumForCausalLM(NviumConfig(n_layer=8, d_model=128, exits=(2, 4, 6, 8)))
+    out = DeferredSampler(model).generate(list(b"ROMEO:"), max_new_tokens=64, seed=0)
+
+The public names are imported on first use, so `import proceedings.nvium` does not import torch.
+"""
+
+from importlib import import_module
+
+_PUBLIC = {
+    "NviumConfig": "model", "NviumForCausalLM": "model",
+    "DeferredSampler": "sampler", "FullDepthSampler": "sampler", "Generation": "sampler",
+    "TrainConfig": "train", "train": "train",
+    "matched_baseline": "baselines",
+    "prepare_corpus": "data", "Corpus": "data", "ByteTokenizer": "data",
+    "evaluate": "evaluate",
+    "retrofit_llama": "retrofit", "load_retrofit": "retrofit",
+    "benchmark_models": "speed", "run_benchmark": "harness",
+    "reproduce": "experiment",
+}
+__all__ = list(_PUBLIC)
+
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'proceedings.nvium' has no attribute '{name}'")
+    return getattr(import_module(f"proceedings.nvium.{_PUBLIC[name]}"), name)

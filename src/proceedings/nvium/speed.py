@@ -1,0 +1,84 @@
+"""N-vium's speed benchmark: the harness, the deferred sampler, and the cost-model prediction.
+
+Every model, the matched baseline included, decodes with the same engine (`DeferredSampler`; on a
+single-exit model it is ordinary KV-cached decoding), the same prompts, temperature and seeds, in one
+run. Per model we report tokens/s and per-token latency beside the baseline's, the exit histogram,
+the mean depth, the ideal speed-up 1 / mean depth, and the speed-up the cost model predicts from the
+exits taken and the chunk costs measured in the same process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from proceedings.nvium.cost_model import ChunkCosts, measure_costs, predict_seconds
+from proceedings.nvium.harness import BenchmarkReport, DecodeTrace, Decoder, run_benchmark
+from proceedings.nvium.model import NviumForCausalLM
+from proceedings.nvium.sampler import DeferredSampler
+
+
+def deferred_decoder(model: NviumForCausalLM, max_pending: int = 16, temperature: float = 1.0) -> Decoder:
+    """A harness decoder: exact mixture sampling with deferral; extras carry the exits taken."""
+    sampler = DeferredSampler(model, max_pending=max_pending)
+
+    def decode(prompt: list[int], max_new_tokens: int, seed: int) -> DecodeTrace:
+        out = sampler.generate(prompt, max_new_tokens, temperature=temperature, seed=seed)
+        return DecodeTrace(out.tokens, out.token_seconds, out.decode_seconds,
+                           extras={"exits": out.exits, "chunk_sizes": dict(out.chunk_sizes)})
+
+    return decode
+
+
+@dataclass
+class ModelSpeed:
+    name: str
+    tokens_per_s: float
+    speedup: float  # tokens/s over the baseline's, same run
+    latency_ms: float
+    latency_reduction: float  # 1 - latency / baseline latency
+    exit_counts: list[int]
+    mean_depth: float  # of the exits actually taken, as a fraction of the layers
+    ideal_speedup: float  # 1 / mean depth: chunks as cheap as single positions, no overheads
+    predicted_speedup: float  # cost model: measured chunk costs, simulated frontier
+
+
+@dataclass
+class SpeedReport:
+    models: dict[str, ModelSpeed]
+    costs: ChunkCosts
+    harness: BenchmarkReport
+
+    def summary(self) -> dict:
+        return {"models": {k: asdict(v) for k, v in self.models.items()}, "chunk_costs": asdict(self.costs)}
+
+
+def benchmark_models(models: dict[str, NviumForCausalLM], prompts: list[list[int]], max_new_tokens: int,
+                     max_pending: int = 16, temperature: float = 1.0, seed: int = 0,
+                     progress: bool = False) -> SpeedReport:
+    """Decode with every model side by side; the first one is the reference (the baseline)."""
+    decoders = {name: deferred_decoder(m, max_pending, temperature) for name, m in models.items()}
+    report = run_benchmark(decoders, prompts, max_new_tokens, seed=seed, progress=progress)
+    widest = max(models.values(), key=lambda m: m.config.n_exits)
+    costs = measure_costs(widest, max_chunk=max(4, 2 * max_pending))
+    reference = next(iter(models))
+    predicted = {name: _predicted_seconds(m, report.stats[name].traces, max_pending, costs) / report.stats[name].tokens
+                 for name, m in models.items()}  # seconds per token
+    speeds = {}
+    for name, model in models.items():
+        exits_taken = [e for t in report.stats[name].traces for e in t.extras["exits"]]
+        counts = [exits_taken.count(e) for e in range(model.config.n_exits)]
+        fractions = model.config.depth_fractions()
+        mean_depth = sum(c * f for c, f in zip(counts, fractions)) / len(exits_taken)
+        speeds[name] = ModelSpeed(
+            name=name, tokens_per_s=report.stats[name].tokens_per_s, speedup=report.speedup(name),
+            latency_ms=report.stats[name].latency_ms_mean, latency_reduction=report.latency_reduction(name),
+            exit_counts=counts, mean_depth=mean_depth, ideal_speedup=1 / mean_depth,
+            predicted_speedup=predicted[reference] / predicted[name],
+        )
+    return SpeedReport(speeds, costs, report)
+
+
+def _predicted_seconds(model: NviumForCausalLM, traces: list[DecodeTrace], max_pending: int,
+                       costs: ChunkCosts) -> float:
+    config = model.config
+    return sum(predict_seconds(t.extras["exits"], config.exits, config.n_layer, max_pending, costs) for t in traces)

@@ -1,0 +1,73 @@
+"""The `proceedings nvium` verbs: a whole small workflow, and one-line errors for bad input."""
+
+import sys
+from dataclasses import dataclass
+
+import pytest
+
+from proceedings.cli import main
+
+TEXT = "\n".join(f"JULIET {i}: O Romeo, Romeo! wherefore art thou Romeo?" for i in range(200))
+
+
+@dataclass
+class Outcome:
+    exit_code: int
+    output: str
+
+
+@pytest.fixture
+def invoke(monkeypatch, capsys):
+    """Run `proceedings nvium ARGS` in-process through the real entry point (errors -> exit code 2)."""
+    def run(*args):
+        monkeypatch.setattr(sys, "argv", ["proceedings", "nvium", *map(str, args)])
+        with pytest.raises(SystemExit) as exit_:
+            main()
+        captured = capsys.readouterr()
+        return Outcome(exit_.value.code or 0, captured.out + captured.err)
+    return run
+
+
+@pytest.fixture
+def data(tmp_path, invoke):
+    (tmp_path / "play.txt").write_text(TEXT)
+    result = invoke("prepare-data", "--corpus", tmp_path / "play.txt", "--out", tmp_path / "data")
+    assert result.exit_code == 0, result.output
+    return tmp_path / "data"
+
+
+def test_prepare_train_eval_sample_bench(tmp_path, data, invoke):
+    for name, extra in (("nv", []), ("base", ["--baseline"])):
+        result = invoke("train", "--out", tmp_path / name, "--data", data, "--preset", "tiny", "--steps", 4, *extra)
+        assert result.exit_code == 0, result.output
+        assert (tmp_path / name / "model.safetensors").is_file()
+    result = invoke("eval", "--model", tmp_path / "nv", "--data", data, "--seq-len", 32)
+    assert result.exit_code == 0 and "bits/byte" in result.output
+    result = invoke("sample", "--model", tmp_path / "nv", "--prompt", "JULIET", "--tokens", 20)
+    assert result.exit_code == 0 and result.output.startswith("JULIET") and "exits taken" in result.output
+    result = invoke("bench", "--model", tmp_path / "nv", "--baseline", tmp_path / "base", "--data", data,
+                    "--prompts", 2, "--prompt-len", 8, "--tokens", 16, "--out", tmp_path / "bench")
+    assert result.exit_code == 0, result.output
+    assert "predicted" in result.output and (tmp_path / "bench" / "bench.md").is_file()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["train", "--out", "X", "--exits", "3,2,4"], "not strictly increasing"),
+    (["train", "--out", "X", "--exits", "1,2,3", "--preset", "tiny"], "must end at the last layer"),
+    (["train", "--out", "X", "--lambda", "-0.1"], "lambda must be >= 0"),
+    (["train", "--out", "X", "--preset", "huge"], "unknown preset"),
+    (["sample", "--model", "CKPT", "--temperature", "0"], "temperature must be > 0"),
+])
+def test_bad_input_is_one_line_and_exit_code_2(tmp_path, data, invoke, args, message):
+    if "CKPT" in args:
+        assert invoke("train", "--out", tmp_path / "m", "--data", data, "--preset", "tiny", "--steps", 1).exit_code == 0
+    args = [str(tmp_path / "m") if a == "CKPT" else str(tmp_path / a) if a == "X" else a for a in args]
+    result = invoke(*args, *(["--data", str(data)] if args[0] == "train" else []))
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_corpus_smaller_than_a_sequence_is_one_line(tmp_path, invoke):
+    (tmp_path / "tiny.txt").write_text("Alas, poor Yorick!")
+    result = invoke("train", "--out", tmp_path / "run", "--data", tmp_path / "tiny.txt", "--preset", "tiny")
+    assert result.exit_code == 2 and "fewer than one sequence" in result.output

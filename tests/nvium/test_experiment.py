@@ -1,0 +1,49 @@
+"""reproduce(): the story runs end to end and its verdict comes from the measured numbers."""
+
+from dataclasses import replace
+
+import pytest
+
+from proceedings.core.results import results_root
+from proceedings.nvium import experiment
+
+TEXT = "\n".join(f"HAMLET {i}: Words, words, words. To be, or not to be, that is the question." for i in range(400))
+
+
+@pytest.fixture
+def micro(tmp_path, monkeypatch):
+    (tmp_path / "play.txt").write_text(TEXT)
+    tiny = experiment.CONFIGS["tiny"]
+    config = replace(tiny, corpus=str(tmp_path / "play.txt"), lambdas=(0.05, 0.2), eval_tokens=1024, prompts=2,
+                     prompt_len=8, new_tokens=24, train=replace(tiny.train, steps=6, seq_len=32, warmup_steps=2))
+    monkeypatch.setitem(experiment.CONFIGS, "tiny", config)
+    monkeypatch.setenv("PROCEEDINGS_CACHE", str(tmp_path / "cache"))
+    return config
+
+
+def test_reproduce_measures_both_models_and_derives_the_verdict(micro):
+    result = experiment.reproduce("tiny")
+    m, b = result.metrics, result.baseline
+    assert result.checks == {
+        "N-vium bpb <= baseline bpb + 0.02": m["bpb"] <= b["bpb"] + 0.02,
+        "tokens/s ratio >= 1.2 (same engine, same run)": m["speedup"] >= 1.2,
+    }
+    assert m["train_tokens"] == b["train_tokens"] == 6 * 8 * 32  # equal tokens for both
+    assert b["speedup"] == 1.0 and m["tokens_per_s"] > 0 and sum(m["sampled_exit_counts"]) == 2 * 24
+    assert m["parameters"] > b["parameters"]  # exits cost a few vectors, reported, not hidden
+    for artifact in result.artifacts:
+        assert (results_root() / artifact).is_file()
+    assert "λ=0.2" in result.notes
+    runs = results_root() / "nvium" / "runs" / "tiny-seed0"
+    assert (runs / "COMPLETE").exists() and (runs / "baseline" / "model.safetensors").is_file()
+
+
+def test_paper_preset_is_the_papers_scale():
+    from proceedings.nvium.model import NviumForCausalLM
+    import torch
+
+    config = experiment.CONFIGS["paper"]
+    with torch.device("meta"):  # shape only: 1.5B parameters are not allocated
+        model = NviumForCausalLM(config.model)
+    assert 1.3e9 < model.num_parameters() < 1.7e9
+    assert config.model.exits == (7, 14, 21, 28) and config.train.mixed_precision == "bf16"

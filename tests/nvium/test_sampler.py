@@ -1,0 +1,91 @@
+"""Exact deferred sampling: same tokens as the full-depth reference, complete caches, right exit rates."""
+
+import pytest
+import torch
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.nvium.cost_model import simulate_chunks
+from proceedings.nvium.sampler import DeferredSampler, FullDepthSampler
+from tests.nvium.conftest import small_model
+
+PROMPT = [72, 101, 108, 108, 111]
+
+
+@pytest.mark.parametrize("seed, max_pending", [(0, 16), (1, 16), (2, 3), (3, 1)])
+def test_deferred_sampler_emits_the_reference_tokens_with_shared_draws(routed_model, seed, max_pending):
+    deferred = DeferredSampler(routed_model, max_pending=max_pending).generate(PROMPT, 300, seed=seed)
+    reference = FullDepthSampler(routed_model).generate(PROMPT, 300, seed=seed)
+    assert deferred.tokens == reference.tokens
+    assert deferred.exits == reference.exits
+    assert len(set(deferred.exits)) == routed_model.config.n_exits  # every exit was exercised
+
+
+def test_caches_after_flush_equal_full_depth_caches(routed_model):
+    deferred, reference = DeferredSampler(routed_model), FullDepthSampler(routed_model)
+    deferred.generate(PROMPT, 200, seed=5)
+    reference.generate(PROMPT, 200, seed=5)
+    assert sum(n * c for n, c in deferred.chunk_sizes.items()) == sum(reference.chunk_sizes.values())
+    for ours, theirs in zip(deferred.caches, reference.caches):
+        assert ours.length == theirs.length == len(PROMPT) + 199
+        assert torch.allclose(ours.k[:, :, :ours.length], theirs.k[:, :, :theirs.length], atol=1e-5)
+        assert torch.allclose(ours.v[:, :, :ours.length], theirs.v[:, :, :theirs.length], atol=1e-5)
+    assert max(deferred.chunk_sizes) > 1  # the deferral really batched positions
+
+
+def test_exit_frequencies_match_the_routers_mass_within_three_sigma(routed_model):
+    n = 1000
+    out = DeferredSampler(routed_model).generate(PROMPT, n, seed=11)
+    with torch.no_grad():  # the router's mass at each position that predicted a sampled token
+        sequence = torch.tensor([PROMPT + out.tokens[:-1]])
+        pi = routed_model(sequence).log_weights.exp()[0, len(PROMPT) - 1:].double()  # (n, N)
+    counts = torch.tensor(out.exit_counts(routed_model.config.n_exits), dtype=torch.float64)
+    expected = pi.sum(0)
+    sigma = (pi * (1 - pi)).sum(0).sqrt()  # a sum of independent Bernoullis given the path
+    assert (expected > 20).all()
+    assert ((counts - expected).abs() <= 3 * sigma).all(), (counts, expected, sigma)
+
+
+def test_single_exit_model_is_plain_cached_decoding():
+    model = small_model(exits=(4,))
+    out = DeferredSampler(model).generate(PROMPT, 50, seed=0)
+    with torch.no_grad():
+        logits = model(torch.tensor([PROMPT + out.tokens[:-1]])).exit_logits[0][0, len(PROMPT) - 1:]
+    assert set(out.exits) == {0} and max(out.chunk_sizes) == 1
+    assert torch.all(logits.softmax(-1).gather(-1, torch.tensor(out.tokens)[:, None]) > 0)
+
+
+def test_greedy_is_the_argmax_of_the_mixture(routed_model):
+    from proceedings.nvium.mixture import mixture_log_probs
+
+    tokens = FullDepthSampler(routed_model).greedy(PROMPT, 20)
+    with torch.no_grad():
+        out = routed_model(torch.tensor([PROMPT + tokens[:-1]]))
+    argmax = mixture_log_probs(out.exit_logits, out.log_weights)[0, len(PROMPT) - 1:].argmax(-1)
+    assert argmax.tolist() == tokens
+
+
+def test_cost_model_replays_the_engines_chunk_schedule(routed_model):
+    out = DeferredSampler(routed_model, max_pending=4).generate(PROMPT, 150, seed=2)
+    config = routed_model.config
+    assert simulate_chunks(out.exits, config.exits, config.n_layer, 4) == out.chunk_sizes
+
+
+@pytest.mark.parametrize("temperature", [0.0, -1.0])
+def test_deferred_sampling_refuses_non_positive_temperature(routed_model, temperature):
+    with pytest.raises(ProceedingsError, match="greedy decoding of a mixture needs every exit"):
+        DeferredSampler(routed_model).generate(PROMPT, 5, temperature=temperature)
+
+
+def test_bad_sampler_settings_are_refused(routed_model):
+    with pytest.raises(ProceedingsError, match="max_pending"):
+        DeferredSampler(routed_model, max_pending=0)
+    with pytest.raises(ProceedingsError, match="exceeds max_seq_len"):
+        DeferredSampler(routed_model).generate(PROMPT, 5000)
+    with pytest.raises(ProceedingsError, match="prompt is empty"):
+        DeferredSampler(routed_model).generate([], 5)
+
+
+def test_temperature_sharpens_each_exits_distribution(routed_model):
+    cold = DeferredSampler(routed_model).generate(PROMPT, 200, temperature=0.05, seed=0)
+    hot = DeferredSampler(routed_model).generate(PROMPT, 200, temperature=1.0, seed=0)
+    assert len(set(cold.tokens)) < len(set(hot.tokens))
