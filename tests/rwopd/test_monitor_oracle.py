@@ -9,7 +9,7 @@ pytest.importorskip("pyslang")
 from hypothesis import HealthCheck, assume, event, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from proceedings.rwopd.equivalence import _Unroller  # noqa: E402
+from proceedings.rwopd.equivalence import Unroller  # noqa: E402
 from proceedings.rwopd.frontend import Unsupported, parse_assertion  # noqa: E402
 from proceedings.rwopd.interpreter import LassoInterpreter  # noqa: E402
 from proceedings.rwopd.monitor import Circuit, add_monitor  # noqa: E402
@@ -47,7 +47,7 @@ def _monitor_fails(assertion, steps, loop_start, ticks) -> bool:
     circuit = Circuit()
     outputs = add_monitor(circuit, assertion, "P", jasper=False)
     interp = LassoInterpreter(steps, loop_start)
-    run = _Unroller(circuit, [outputs], IntAlgebra(), interp.at)
+    run = Unroller(circuit, [outputs], IntAlgebra(), interp.at)
     state = {name: reg.init for name, reg in circuit.registers.items()}
     for tick in range(ticks):
         ((fail, _),), state = run.step(state, tick)

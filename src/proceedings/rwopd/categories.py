@@ -63,7 +63,7 @@ def category_of_text(text: str) -> str:
 
 def skeleton(text: str) -> str:
     """The operator skeleton: signal names -> S, numbers -> N, whitespace dropped."""
-    from proceedings.rwopd.frontend import _SV_WORDS
+    from proceedings.rwopd.frontend import SV_KEYWORDS
 
-    body = re.sub(r"(?<![$\w'])[A-Za-z_]\w*", lambda m: m.group(0) if m.group(0) in _SV_WORDS else "S", text)
+    body = re.sub(r"(?<![$\w'])[A-Za-z_]\w*", lambda m: m.group(0) if m.group(0) in SV_KEYWORDS else "S", text)
     return re.sub(r"\s+", "", re.sub(r"\d+", "N", body))

@@ -43,7 +43,7 @@ class Direction:
     notes: list[str] = field(default_factory=list)
 
 
-class _Unroller:
+class Unroller:
     """Symbolic (z3) or concrete (int) execution of the circuit, one tick at a time."""
 
     def __init__(self, circuit: Circuit, outputs: list[Outputs], algebra, inputs) -> None:
@@ -138,7 +138,7 @@ def _lasso_search(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadline
     import z3
 
     inputs = _symbolic_inputs(circuit)
-    run = _Unroller(circuit, [a, b], Z3Algebra(), inputs)
+    run = Unroller(circuit, [a, b], Z3Algebra(), inputs)
     solver = z3.SolverFor("QF_BV")
     states = [{name: z3.BitVecVal(reg.init, reg.width) for name, reg in circuit.registers.items()}]
     vectors = [_state_vector(states[0])] if circuit.registers else []
@@ -190,7 +190,7 @@ def _base_case_holds(circuit: Circuit, a: Outputs, b: Outputs, k: int, deadline:
     """
     import z3
 
-    run = _Unroller(circuit, [a, b], Z3Algebra(), _symbolic_inputs(circuit))
+    run = Unroller(circuit, [a, b], Z3Algebra(), _symbolic_inputs(circuit))
     solver = z3.SolverFor("QF_BV")
     state = {name: z3.BitVecVal(reg.init, reg.width) for name, reg in circuit.registers.items()}
     b_fails = []
@@ -210,7 +210,7 @@ def _induction(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadline: f
     import z3
 
     inputs = _symbolic_inputs(circuit)
-    run = _Unroller(circuit, [a, b], Z3Algebra(), inputs)
+    run = Unroller(circuit, [a, b], Z3Algebra(), inputs)
     solver = z3.SolverFor("QF_BV")
     state = {name: z3.BitVec(f"{name}#0", reg.width) for name, reg in circuit.registers.items()}
     # from an arbitrary state, at least one step; with no registers the state is empty and tick 0 decides
@@ -230,7 +230,7 @@ def _induction(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadline: f
 
 def replay(circuit: Circuit, a: Outputs, b: Outputs, trace: Trace) -> dict:
     """Run the lasso through both monitors with concrete integers; say whether it separates them."""
-    run = _Unroller(circuit, [a, b], IntAlgebra(), lambda t: trace.steps[t])
+    run = Unroller(circuit, [a, b], IntAlgebra(), lambda t: trace.steps[t])
     state = {name: reg.init for name, reg in circuit.registers.items()}
     history, flags = [dict(state)], []
     for tick in range(len(trace.steps)):

@@ -22,7 +22,7 @@ from proceedings.rwopd import ir
 from proceedings.rwopd.ir import Expr, const, land, lnot, lor, past
 
 CLOCK = "clk"
-_SV_WORDS = frozenset(
+SV_KEYWORDS = frozenset(
     "assert property posedge negedge disable iff not and or intersect throughout within until "
     "s_until until_with s_until_with always s_always eventually s_eventually nexttime s_nexttime "
     "strong weak first_match if else implies case endcase default clk accept_on reject_on "
@@ -59,7 +59,7 @@ def infer_signals(*texts: str) -> dict[str, int]:
     for text in texts:
         stripped = re.sub(r"\d+'[sS]?[bBoOdDhH][0-9a-fA-FxXzZ_?]+", " ", text)
         for name in _IDENT.findall(stripped):
-            if name not in _SV_WORDS:
+            if name not in SV_KEYWORDS:
                 names.setdefault(name, 1)
     return names
 

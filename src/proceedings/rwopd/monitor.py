@@ -46,6 +46,11 @@ class Circuit:
         self.registers[name] = Register(width, 0)
         return Expr("reg", (), width, name)
 
+    @property
+    def history_depth(self) -> int:
+        """The longest `$past` distance in the circuit (0 when there is none)."""
+        return max((cycles for _, cycles in self._history), default=0)
+
     def drive(self, reg: Expr, next_value: Expr) -> None:
         self.registers[reg.value].next = next_value
 

@@ -12,7 +12,7 @@ inactive so `disable iff` never fires) or `ieee` (weak by default, `disable iff`
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from proceedings.core.errors import ProceedingsError
@@ -91,7 +91,7 @@ def build_miter(assertion_a, assertion_b, semantics: str = "jasper"):
 
     jasper = semantics == "jasper"
     if jasper:  # JasperGold holds the reset inactive after its reset phase: `disable iff` never fires
-        assertion_a, assertion_b = (type(x)(x.prop, None, x.signals) for x in (assertion_a, assertion_b))
+        assertion_a, assertion_b = (replace(x, disable=None) for x in (assertion_a, assertion_b))
     circuit = Circuit()
     out_a = add_monitor(circuit, assertion_a, "A", jasper=jasper)
     out_b = add_monitor(circuit, assertion_b, "B", jasper=jasper)
@@ -102,7 +102,7 @@ def build_miter(assertion_a, assertion_b, semantics: str = "jasper"):
 def default_depth(circuit, out_a, out_b) -> int:
     """K = 2 * (longest finite obligation) + 4 + history length, capped (spec Stage D)."""
     spans = [o.lookahead if o.lookahead is not None else 8 for o in (out_a, out_b)]
-    history = max((int(k) for (_, k) in circuit._history), default=0)
+    history = circuit.history_depth
     return min(MAX_DEPTH, 2 * max(spans) + 4 + history)
 
 
