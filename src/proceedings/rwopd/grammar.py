@@ -26,9 +26,10 @@ class Pair:
     category: str
 
 
-def _atom(rng: random.Random) -> tuple[str, str]:
+def _atom(rng: random.Random, sampled: bool = True) -> tuple[str, str]:
+    """A signal, its negation or (if `sampled`) a sampled-value function of it, in SVA and English."""
     s = rng.choice(SIGNALS)
-    form = rng.random()
+    form = rng.random() * (1.0 if sampled else 0.8)
     if form < 0.55:
         return s, f"{s} is high"
     if form < 0.8:
@@ -38,11 +39,11 @@ def _atom(rng: random.Random) -> tuple[str, str]:
     return f"{func}({s})", words[func]
 
 
-def _condition(rng: random.Random, depth: int = 0) -> tuple[str, str]:
+def _condition(rng: random.Random, depth: int = 0, sampled: bool = True) -> tuple[str, str]:
     """A Boolean condition: atoms joined by && / || (one level of grouping)."""
     if depth >= 1 or rng.random() < 0.5:
-        return _atom(rng)
-    (a, na), (b, nb) = _condition(rng, depth + 1), _condition(rng, depth + 1)
+        return _atom(rng, sampled)
+    (a, na), (b, nb) = _condition(rng, depth + 1, sampled), _condition(rng, depth + 1, sampled)
     if rng.random() < 0.6:
         return f"({a} && {b})", rng.choice([f"{na} and {nb}", f"both {na} and {nb}"])
     return f"({a} || {b})", rng.choice([f"{na} or {nb}", f"either {na} or {nb}"])
@@ -55,10 +56,11 @@ def _later(n: int, rng: random.Random) -> str:
 
 
 def _combinational(rng):
-    cond, words = _condition(rng)
+    """No temporal operator at all: $rose/$fell/$stable read the previous cycle, so they stay out."""
+    cond, words = _condition(rng, sampled=False)
     if rng.random() < 0.5:
         return cond, rng.choice([f"At every cycle, {words}.", f"It always holds that {words}."])
-    (a, na), (b, nb) = _condition(rng), _condition(rng)
+    (a, na), (b, nb) = _condition(rng, sampled=False), _condition(rng, sampled=False)
     return f"{a} |-> {b}", rng.choice([f"Whenever {na}, {nb} in the same cycle.", f"If {na} then {nb} at once."])
 
 
