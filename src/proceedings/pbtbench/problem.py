@@ -164,7 +164,7 @@ def _read_bug(toml_path: Path, root: Path, index: int, entry: Any, params: dict[
     if not (root / inv.text("doc")).is_file():
         raise ProblemFormatError(f"{toml_path}: field '{where}.invariant.doc' names a missing file")
     quote = inv.text("quote")
-    if quote not in (root / inv.text("doc")).read_text():
+    if " ".join(quote.split()) not in " ".join((root / inv.text("doc")).read_text().split()):
         raise ProblemFormatError(f"{toml_path}: field '{where}.invariant.quote' is not quoted verbatim "
                                  f"from {inv.text('doc')}")
     return Bug(id=read.text("id", pattern=_ID), level=level, patch=patch, property=prop,

@@ -1,0 +1,45 @@
+"""Reference properties (hidden): one per bug."""
+from boltons.setutils import IndexedSet
+
+
+def _built(values: list[int], removals: list[int]) -> tuple[IndexedSet, list[int]]:
+    items = IndexedSet(values)
+    model = list(dict.fromkeys(values))
+    for value in removals:
+        if value in items:
+            items.remove(value)
+            model.remove(value)
+    return items, model
+
+
+def prop_getitem_matches_list(values: list[int], removals: list[int], probes: list[int]) -> None:
+    """s[i] == list(s)[i] after removals."""
+    items, model = _built(values, removals)
+    for i in probes:
+        if -len(model) <= i < len(model):
+            assert items[i] == model[i], (i, items[i], model[i])
+
+
+def prop_index_roundtrip(values: list[int], removals: list[int]) -> None:
+    """s.index(x) is x's position in the current sequence."""
+    items, model = _built(values, removals)
+    for i, value in enumerate(model):
+        assert items.index(value) == i
+
+
+def prop_pop_last(values: list[int], removals: list[int], pops: int) -> None:
+    """pop() returns the last element of the current sequence."""
+    items, model = _built(values, removals)
+    for _ in range(min(max(pops, 0), len(model))):
+        assert items.pop() == model.pop()
+    assert list(items) == model
+
+
+def prop_bulk_difference(values: list[int], removals: list[int], bulk: list[int]) -> None:
+    """difference_update keeps order and length whatever the number of elements removed."""
+    items, model = _built(values, removals)
+    gone = set(bulk)
+    items.difference_update(gone)
+    model = [x for x in model if x not in gone]
+    assert len(items) == len(model)
+    assert list(items) == model

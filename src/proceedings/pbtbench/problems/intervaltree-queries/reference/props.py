@@ -1,0 +1,47 @@
+"""Reference properties (hidden): one per bug."""
+from intervaltree import Interval, IntervalTree
+
+
+def _intervals(spans: list[tuple[int, int]]) -> set[Interval]:
+    return {Interval(b, b + length) for b, length in spans if length > 0}
+
+
+def _points(intervals: set[Interval]) -> list[float]:
+    """Points strictly inside the unit cells between integer endpoints."""
+    if not intervals:
+        return []
+    low, high = min(iv.begin for iv in intervals), max(iv.end for iv in intervals)
+    if high - low > 2000:
+        return []
+    return [x + 0.5 for x in range(low, high)]
+
+
+def prop_added_intervals_found(spans: list[tuple[int, int]]) -> None:
+    """After adding intervals one by one, at(p) returns exactly the ones containing p."""
+    intervals = _intervals(spans)
+    tree = IntervalTree()
+    for iv in sorted(intervals):
+        tree.add(iv)
+    for p in _points(intervals):
+        assert tree.at(p) == {iv for iv in intervals if iv.begin <= p < iv.end}, p
+
+
+def prop_removed_intervals_gone(spans: list[tuple[int, int]], removals: list[int]) -> None:
+    """After removals, at(p) returns exactly the remaining intervals containing p."""
+    intervals = sorted(_intervals(spans))
+    tree = IntervalTree(intervals)
+    remaining = set(intervals)
+    for index in removals:
+        if 0 <= index < len(intervals) and intervals[index] in remaining:
+            tree.remove(intervals[index])
+            remaining.discard(intervals[index])
+    for p in _points(set(intervals)):
+        assert tree.at(p) == {iv for iv in remaining if iv.begin <= p < iv.end}, p
+
+
+def prop_half_open_query(spans: list[tuple[int, int]], points: list[int]) -> None:
+    """An interval never contains its end point."""
+    intervals = _intervals(spans)
+    tree = IntervalTree(intervals)
+    for p in points:
+        assert tree.at(p) == {iv for iv in intervals if iv.begin <= p < iv.end}, p

@@ -1,0 +1,31 @@
+"""Reference properties (hidden): one per bug."""
+import msgpack
+
+
+def prop_dict_roundtrip(entries: list[tuple[str, int]]) -> None:
+    """Dicts of any size round-trip."""
+    value = dict(entries)
+    if not all(-2**63 <= v < 2**64 for v in value.values()):
+        return
+    assert msgpack.unpackb(msgpack.packb(value)) == value
+
+
+def prop_text_roundtrip(text: str) -> None:
+    """Strings of any length round-trip."""
+    assert msgpack.unpackb(msgpack.packb(text)) == text
+
+
+def prop_ext_roundtrip(code: int, data: bytes) -> None:
+    """ExtType(code, data) round-trips for any data length."""
+    if not 0 <= code <= 127:
+        return
+    value = msgpack.ExtType(code, data)
+    assert msgpack.unpackb(msgpack.packb(value)) == value
+
+
+def prop_timestamp_roundtrip(seconds: int, nanoseconds: int) -> None:
+    """Timestamps round-trip for any seconds in the signed 64-bit range."""
+    if not (-2**63 <= seconds < 2**63 and 0 <= nanoseconds < 10**9):
+        return
+    value = msgpack.Timestamp(seconds, nanoseconds)
+    assert msgpack.unpackb(msgpack.packb(value)) == value

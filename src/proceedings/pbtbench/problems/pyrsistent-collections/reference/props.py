@@ -1,0 +1,42 @@
+"""Reference properties (hidden): one per bug."""
+from pyrsistent import pvector
+
+
+def prop_append_then_index(values: list[int]) -> None:
+    """Appending one by one gives a vector equal to the list, for any length."""
+    vector = pvector()
+    for value in values:
+        vector = vector.append(value)
+    assert len(vector) == len(values)
+    assert vector.tolist() == values
+    for i in range(0, len(values), 7):
+        assert vector[i] == values[i]
+
+
+def prop_evolver_leaves_original(values: list[int], updates: list[tuple[int, int]]) -> None:
+    """Updates through an evolver never change the vector it came from."""
+    vector = pvector(values)
+    evolver = vector.evolver()
+    expected = list(values)
+    for index, value in updates:
+        if 0 <= index < len(expected):
+            evolver[index] = value
+            expected[index] = value
+    assert evolver.persistent().tolist() == expected
+    assert vector.tolist() == values
+
+
+def prop_evolver_append_delete(values: list[int], ops: list[tuple[bool, int]]) -> None:
+    """An evolver behaves like a list under append and del."""
+    evolver = pvector(values).evolver()
+    model = list(values)
+    for is_delete, number in ops:
+        if is_delete:
+            if 0 <= number < len(model):
+                del evolver[number]
+                del model[number]
+        else:
+            evolver.append(number)
+            model.append(number)
+    assert len(evolver) == len(model)
+    assert evolver.persistent().tolist() == model
