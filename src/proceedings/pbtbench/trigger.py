@@ -151,14 +151,15 @@ def validate(problem: Problem, runs: int = 20, examples: int = 200, jobs: int = 
         patched_texts(problem, good)  # every good patch applies on top of all the others
     except PatchError as err:
         raise ProceedingsError(f"{problem.id}: co-injected patches overlap: {err}") from None
-    every = [ProbeTask(b.property, s) for b in good for s in ("reference", "default")]
-    jobs_args = [(problem, (), every, runs, examples, limits)]
+    tasks: dict[tuple[str, ...], list[ProbeTask]] = {(): [ProbeTask(b.property, s) for b in good
+                                                          for s in ("reference", "default")]}
     for bug in good:
-        mine = [ProbeTask(bug.property, "reference"), ProbeTask(bug.property, "default")]
-        jobs_args.append((problem, (bug.id,), mine, runs, examples, limits))
-        others = tuple(b.id for b in good if b is not bug)
-        if others:
-            jobs_args.append((problem, others, [ProbeTask(bug.property, "reference")], runs, examples, limits))
+        tasks.setdefault((bug.id,), []).extend(
+            [ProbeTask(bug.property, "reference"), ProbeTask(bug.property, "default")])
+        others = tuple(sorted(b.id for b in good if b is not bug))
+        if others:  # with two bugs, "all but i" is "only j": one overlay, one probe run
+            tasks.setdefault(others, []).append(ProbeTask(bug.property, "reference"))
+    jobs_args = [(problem, bug_ids, list(dict.fromkeys(t)), runs, examples, limits) for bug_ids, t in tasks.items()]
     measured = _run_all(_measure_configuration, jobs_args, jobs)
     cells = {bug_ids: c for bug_ids, c, _ in measured}
     existing = _existing_tests_pass(problem, good, limits)
@@ -192,7 +193,7 @@ def _bug_record(problem: Problem, bug: Bug, good: tuple[Bug, ...], cells: dict, 
     clean, mine = cells[()], cells[(bug.id,)]
     reference, default = mine[ProbeTask(bug.property, "reference")], mine[ProbeTask(bug.property, "default")]
     clean_ref, clean_def = clean[ProbeTask(bug.property, "reference")], clean[ProbeTask(bug.property, "default")]
-    others = tuple(b.id for b in good if b is not bug)
+    others = tuple(sorted(b.id for b in good if b is not bug))
     interference = cells[others][ProbeTask(bug.property, "reference")].to_dict() if others else None
     gates = {
         "patch": True,

@@ -69,7 +69,8 @@ class ChatAgent:
 
     def __init__(self, base_url: str, model: str, regime: str = "pbt", api_key_env: str = "OPENAI_API_KEY",
                  max_steps: int = 12, max_tokens: int = 1024, temperature: float = 0.0, docs_chars: int = 12000,
-                 limits: Limits = Limits(), request_timeout_s: float = 600.0):
+                 limits: Limits = Limits(), request_timeout_s: float = 600.0, retries: int = RETRIES,
+                 backoff_s: float = 1.0):
         system_prompt(regime)  # validates the regime
         key = os.environ.get(api_key_env)
         if not key:
@@ -81,6 +82,7 @@ class ChatAgent:
         self.base_url, self.model, self.regime = base_url, model, regime
         self.max_steps, self.max_tokens, self.temperature = max_steps, max_tokens, temperature
         self.docs_chars, self.limits = docs_chars, limits
+        self.retries, self.backoff_s = retries, backoff_s
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_client": None}  # worker processes open their own connection
@@ -143,8 +145,8 @@ class ChatAgent:
         """(reply, usage, error); retries 429/5xx/timeouts with exponential backoff."""
         import openai
 
-        delay = 1.0
-        for attempt in range(1, RETRIES + 1):
+        delay = self.backoff_s
+        for attempt in range(1, self.retries + 1):
             try:
                 response = self.client.chat.completions.create(
                     model=self.model, messages=messages, max_tokens=self.max_tokens,
@@ -153,11 +155,11 @@ class ChatAgent:
                 return response.choices[0].message.content or "", usage, ""
             except (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError,
                     openai.InternalServerError) as err:
-                log.warning("endpoint error (attempt %d/%d): %s", attempt, RETRIES, err)
+                log.warning("endpoint error (attempt %d/%d): %s", attempt, self.retries, err)
                 last = f"{type(err).__name__}: {err}"
             except openai.APIStatusError as err:  # 4xx other than 429: retrying will not help
                 return "", {}, f"{type(err).__name__}: {err}"
-            if attempt < RETRIES:
+            if attempt < self.retries:
                 time.sleep(delay)
                 delay *= 2
-        return "", {}, f"endpoint failed {RETRIES} times: {last}"
+        return "", {}, f"endpoint failed {self.retries} times: {last}"

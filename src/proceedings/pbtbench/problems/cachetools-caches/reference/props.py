@@ -52,6 +52,25 @@ def prop_lfu_evicts_least_frequent(maxsize: int, ops: list[tuple[bool, str]]) ->
             del counts[gone]
 
 
+def prop_rr_deletions(maxsize: int, ops: list[tuple[bool, int]]) -> None:
+    """After sets and deletions, an RRCache holds exactly the keys set, not deleted and not evicted."""
+    if not 1 <= maxsize <= 64:
+        return
+    cache = cachetools.RRCache(maxsize, choice=min)
+    model = set()
+    for is_delete, key in ops:
+        if is_delete:
+            if key in model:
+                del cache[key]
+                model.discard(key)
+        else:
+            if key not in model and len(model) >= maxsize:
+                model.discard(min(model))
+            cache[key] = key
+            model.add(key)
+        assert set(cache) == model
+
+
 def prop_typed_keyword_types(calls: list[tuple[bool, int, int, bool, bool]]) -> None:
     """With typedkey, calls whose keyword values differ only in type are cached separately."""
     @cachetools.cached(cachetools.LRUCache(256), key=keys.typedkey)

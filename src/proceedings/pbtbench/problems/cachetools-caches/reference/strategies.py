@@ -7,6 +7,7 @@ STRATEGIES = {
                                        sizes=st.lists(st.integers(0, 20), min_size=5, max_size=20)),
     "prop_lfu_evicts_least_frequent": dict(maxsize=st.integers(2, 4),
                                            ops=st.lists(st.tuples(st.booleans(), st.sampled_from("abcdef")), min_size=10, max_size=40)),
+    "prop_rr_deletions": dict(maxsize=st.integers(3, 6), ops=st.lists(st.tuples(st.booleans(), st.integers(0, 7)), min_size=10, max_size=40)),
     "prop_typed_keyword_types": dict(calls=st.lists(st.tuples(st.booleans(), st.integers(0, 1), st.integers(0, 1),
                                                               st.booleans(), st.booleans()), min_size=2, max_size=8)),
 }

@@ -26,19 +26,6 @@ def prop_added_intervals_found(spans: list[tuple[int, int]]) -> None:
         assert tree.at(p) == {iv for iv in intervals if iv.begin <= p < iv.end}, p
 
 
-def prop_removed_intervals_gone(spans: list[tuple[int, int]], removals: list[int]) -> None:
-    """After removals, at(p) returns exactly the remaining intervals containing p."""
-    intervals = sorted(_intervals(spans))
-    tree = IntervalTree(intervals)
-    remaining = set(intervals)
-    for index in removals:
-        if 0 <= index < len(intervals) and intervals[index] in remaining:
-            tree.remove(intervals[index])
-            remaining.discard(intervals[index])
-    for p in _points(set(intervals)):
-        assert tree.at(p) == {iv for iv in remaining if iv.begin <= p < iv.end}, p
-
-
 def prop_half_open_query(spans: list[tuple[int, int]], points: list[int]) -> None:
     """An interval never contains its end point."""
     intervals = _intervals(spans)

@@ -26,6 +26,29 @@ def prop_evolver_leaves_original(values: list[int], updates: list[tuple[int, int
     assert vector.tolist() == values
 
 
+def prop_evolver_sets_many(values: list[int], updates: list[tuple[int, int]]) -> None:
+    """An evolver holds every update made through it."""
+    evolver = pvector(values).evolver()
+    expected = list(values)
+    for index, value in updates:
+        if 0 <= index < len(expected):
+            evolver[index] = value
+            expected[index] = value
+    assert evolver.persistent().tolist() == expected
+
+
+def prop_evolver_sets_near_end(values: list[int], offsets: list[int]) -> None:
+    """Updates near the end of a vector through an evolver all land."""
+    evolver = pvector(values).evolver()
+    expected = list(values)
+    for offset in offsets:
+        index = len(expected) - 1 - offset
+        if 0 <= index < len(expected):
+            evolver[index] = -1 - offset
+            expected[index] = -1 - offset
+    assert evolver.persistent().tolist() == expected
+
+
 def prop_evolver_append_delete(values: list[int], ops: list[tuple[bool, int]]) -> None:
     """An evolver behaves like a list under append and del."""
     evolver = pvector(values).evolver()

@@ -1,0 +1,57 @@
+import re
+import shutil
+
+import pytest
+
+from proceedings.pbtbench.problem import PROBLEMS_DIR, Benchmark, ProblemFormatError, load_problem
+
+
+def _copy(tmp_path, problem_id="cachetools-caches"):
+    target = tmp_path / problem_id
+    shutil.copytree(PROBLEMS_DIR / problem_id, target)
+    return target
+
+
+def test_every_shipped_problem_loads_with_its_bugs_and_properties():
+    bench = Benchmark.load()
+    assert len(bench) >= 10
+    libraries = {p.library for p in bench}
+    assert len(libraries) >= 8
+    for problem in bench:
+        assert problem.bugs and all(b.property in problem.property_params for b in problem.bugs)
+        assert all(doc.is_file() for doc in problem.docs)
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda t: t.replace('level = "L2"', 'level = "L4"', 1), "bugs[0].level"),
+    (lambda t: re.sub(r'^seed = .*$', "", t, flags=re.M), "seed"),
+    (lambda t: t.replace('property = "prop_sized_currsize"', 'property = "prop_missing"'), "bugs[0].property"),
+    (lambda t: t.replace('version = "8.0.2"', 'version = ">=8"'), "version"),
+    (lambda t: t.replace("quote = \"`currsize`", "quote = \"invented `currsize`", 1), "bugs[0].invariant.quote"),
+])
+def test_malformed_problem_is_refused_naming_file_and_field(tmp_path, edit, field):
+    root = _copy(tmp_path)
+    toml = root / "problem.toml"
+    toml.write_text(edit(toml.read_text()))
+    with pytest.raises(ProblemFormatError) as err:
+        load_problem(root)
+    assert str(toml) in str(err.value) and f"'{field}'" in str(err.value)
+
+
+def test_missing_patch_file_and_unannotated_property_are_refused(tmp_path):
+    root = _copy(tmp_path)
+    next((root / "bugs").glob("*.patch")).unlink()
+    with pytest.raises(ProblemFormatError, match="patch"):
+        load_problem(root)
+    root = _copy(tmp_path / "again")
+    props = root / "reference" / "props.py"
+    props.write_text(props.read_text().replace("maxsize: int, ops", "maxsize, ops", 1))
+    with pytest.raises(ProblemFormatError, match="annotations"):
+        load_problem(root)
+
+
+def test_unvalidated_problem_has_no_admitted_bugs_and_says_what_to_run(tmp_path):
+    root = _copy(tmp_path)
+    (root / "bugs.lock.json").unlink(missing_ok=True)
+    with pytest.raises(Exception, match="validate"):
+        load_problem(root).admitted_bugs()

@@ -1,0 +1,60 @@
+"""Runs are resumable: a killed run, resumed, ends with the same summary and no duplicated lines."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from proceedings.pbtbench.agents import EmptyAgent, ReferenceAgent
+from proceedings.pbtbench.runner import read_results, run_benchmark
+from tests.pbtbench.conftest import subset_problem
+
+
+def test_resume_after_a_cut_short_line_gives_the_same_summary(tmp_path):
+    lru_problem = subset_problem(tmp_path / "problems", "cachetools-caches", ["lfu-pair-promotion"])
+    full = run_benchmark(ReferenceAgent(), [lru_problem], tmp_path / "full", runs=2)
+    assert full["recall"] == 1.0 and full["instances"] == 2
+    partial = tmp_path / "partial"
+    run_benchmark(ReferenceAgent(), [lru_problem], partial, runs=1)
+    with open(partial / "results.jsonl", "a") as handle:  # a kill in the middle of writing a line
+        handle.write('{"problem": "cachetools-caches", "run": 1, "bu')
+    resumed = run_benchmark(ReferenceAgent(), [lru_problem], partial, runs=2, resume=True)
+    lines = read_results(partial / "results.jsonl")
+    assert sorted((r["problem"], r["run"]) for r in lines) == [("cachetools-caches", 0), ("cachetools-caches", 1)]
+    assert {k: v for k, v in resumed.items() if k != "wall_s"} == {k: v for k, v in full.items() if k != "wall_s"}
+    assert (partial / "transcripts" / "cachetools-caches.1.jsonl").exists()
+    assert (partial / "tests" / "cachetools-caches.1.py").read_text().startswith('"""Property-based tests')
+
+
+def test_a_run_folder_is_never_overwritten_without_resume(tmp_path, lru_problem):
+    run_benchmark(EmptyAgent(), [lru_problem], tmp_path / "out")
+    with pytest.raises(Exception, match="--resume"):
+        run_benchmark(EmptyAgent(), [lru_problem], tmp_path / "out")
+
+
+def test_killing_the_cli_and_resuming_leaves_no_duplicates(tmp_path):
+    problems = tmp_path / "problems"
+    subset_problem(problems, "cachetools-caches", ["sized-exact-capacity"])
+    subset_problem(problems, "boltons-indexedset", ["real-index-first-interval"])
+    subset_problem(problems, "pyrsistent-collections", ["root-overflow-depth"])
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "proceedings", "pbtbench", "run", "--agent", "empty", "--out", str(out),
+               "--problems-dir", str(problems)]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and len(read_results(out / "results.jsonl")) < 1:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done_before = len(read_results(out / "results.jsonl"))
+    assert 1 <= done_before <= 3
+    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 3 == len({(json.loads(l)["problem"], json.loads(l)["run"]) for l in lines})
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["instances"] == 3 and summary["recall"] == 0.0
