@@ -35,6 +35,15 @@ def prop_pop_last(values: list[int], removals: list[int], pops: int) -> None:
     assert list(items) == model
 
 
+def prop_pop_index(values: list[int], indices: list[int]) -> None:
+    """pop(i) removes and returns the element at position i."""
+    items, model = _built(values, [])
+    for i in indices:
+        if 0 <= i < len(model):
+            assert items.pop(i) == model.pop(i)
+    assert list(items) == model
+
+
 def prop_bulk_difference(values: list[int], removals: list[int], bulk: list[int]) -> None:
     """difference_update keeps order and length whatever the number of elements removed."""
     items, model = _built(values, removals)

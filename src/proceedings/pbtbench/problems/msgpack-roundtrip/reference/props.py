@@ -10,6 +10,12 @@ def prop_dict_roundtrip(entries: list[tuple[str, int]]) -> None:
     assert msgpack.unpackb(msgpack.packb(value)) == value
 
 
+def prop_int_roundtrip(values: list[int]) -> None:
+    """Integers of every width round-trip."""
+    values = [v for v in values if -2**63 <= v < 2**64]
+    assert msgpack.unpackb(msgpack.packb(values)) == values
+
+
 def prop_text_roundtrip(text: str) -> None:
     """Strings of any length round-trip."""
     assert msgpack.unpackb(msgpack.packb(text)) == text
