@@ -1,8 +1,6 @@
 """GPT-2 naming through the module-template table, and the CLI verbs end to end on the tiny model."""
 
 import json
-import subprocess
-import sys
 
 import torch
 
@@ -42,27 +40,33 @@ def test_gpt2_edit_goes_through_the_transposed_conv1d(tiny_editing, invented, tm
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "proceedings", "nas", *args], capture_output=True, text=True,
-                          timeout=300)
+    """Run `proceedings nas ...` in this process (the subprocess path is covered in test_bad_input)."""
+    from typer.testing import CliRunner
+
+    from proceedings.nas.cli import app
+
+    return CliRunner().invoke(app, list(args))
 
 
-def test_cli_stream_resume_plot_and_eval(tmp_path):
+def test_cli_stream_resume_plot_and_eval(tmp_path, monkeypatch):
+    monkeypatch.setenv("PROCEEDINGS_CACHE", str(tmp_path / "cache"))
     run = tmp_path / "run"
-    common = ["--model", "tiny", "--n", "4", "--lambda", "150", "--layers", "1,2"]
+    common = ["--model", "tiny", "--n", "4", "--lambda", "150", "--layers", "1,2", "--no-nas"]
     first = _cli("stream", str(run), *common, "--max-minutes", "0")  # stops after the first batch
-    assert first.returncode == 0, first.stderr
-    assert "continue with --resume" in first.stdout
+    assert first.exit_code == 0, first.output
+    assert "continue with --resume" in first.output
+    assert len((run / "edits.jsonl").read_text().splitlines()) == 1
     second = _cli("stream", str(run), *common, "--resume")
-    assert second.returncode == 0, second.stderr
+    assert second.exit_code == 0, second.output
     assert len((run / "edits.jsonl").read_text().splitlines()) == 4
     assert json.loads((run / "summary.json").read_text())["edits"] == 4
-    assert _cli("plot", str(run), "--out", str(tmp_path / "p.png")).returncode == 0
+    assert _cli("plot", str(run), "--out", str(tmp_path / "p.png")).exit_code == 0
     assert (tmp_path / "p.png").stat().st_size > 10_000
     shown = _cli("eval", str(run))
-    assert shown.returncode == 0 and "specificity" in shown.stdout
+    assert shown.exit_code == 0 and "specificity" in shown.output
 
 
 def test_cli_lists_the_verbs():
     shown = _cli("--help")
     for verb in ("prepare-stats", "reference-norm", "edit", "stream", "eval", "plot", "make-dataset", "bench"):
-        assert verb in shown.stdout
+        assert verb in shown.output

@@ -141,28 +141,43 @@ def _complete(lm, tok, prompts: list[str], n: int = 4) -> list[str]:
 def stream(run_dir: Path = typer.Argument(..., help="Run directory (created, or resumed with --resume)."),
            data: Optional[Path] = typer.Option(None, "--data", help="CounterFact/ZsRE JSON (default: known facts)."),
            n: int = typer.Option(100, "--n", help="Known-fact requests when --data is not given."),
+           top_k: int = typer.Option(5, "--top-k", help="A fact is known when its object is in the top-k."),
+           preset: Optional[str] = typer.Option(None, "--preset", help="tiny | small | paper: the experiment's "
+                                                "lambda, value solve, batch size and evaluation interval."),
            model: str = MODEL, method: str = METHOD, nas: bool = NAS, layers: Optional[str] = LAYERS,
            lam: Optional[float] = LAMBDA, module_tmp: Optional[str] = MODULE_TMP, corpus: Optional[Path] = CORPUS,
-           batch_size: int = typer.Option(1, "--batch-size"), eval_every: int = typer.Option(0, "--eval-every"),
+           batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Default 1, or the preset's."),
+           eval_every: Optional[int] = typer.Option(None, "--eval-every", help="Default 0 (end only), or the preset's."),
            checkpoint_every: int = typer.Option(1, "--checkpoint-every"),
            max_edits: Optional[int] = typer.Option(None, "--max-edits"),
            max_minutes: Optional[float] = typer.Option(None, "--max-minutes"),
            on_error: str = typer.Option("continue", "--on-error", help="continue | stop after a failed batch."),
-           resume: bool = typer.Option(False, "--resume", help="Continue the run in RUN_DIR exactly."),
+           resume: bool = typer.Option(False, "--resume", help="Continue the run in RUN_DIR exactly, with its settings."),
            seed: int = typer.Option(0, "--seed"), device: str = DEVICE) -> None:
     """Sequential editing over a stream, with norms per batch, evaluations and checkpoints."""
+    from dataclasses import replace
+
     from proceedings.core.errors import ProceedingsError
     from proceedings.nas.datasets import load_requests
+    from proceedings.nas.hparams import EditHparams
     from proceedings.nas.stream import StreamConfig, run_stream
 
     if on_error not in ("continue", "stop"):
         raise ProceedingsError(f"--on-error '{on_error}': choose continue or stop")
     lm, tok = _model(model, device)
-    hp = _hparams(lm, method, nas, layers, lam, module_tmp)
-    requests = (load_requests(run_dir / "requests.json") if resume else
-                load_requests(data) if data else _known_or_invented(lm, tok, model, n, seed))
-    cfg = StreamConfig(batch_size=batch_size, eval_every=eval_every, checkpoint_every=checkpoint_every,
-                       max_edits=max_edits, max_minutes=max_minutes, on_error=on_error)
+    if resume:  # the run's own settings, whatever the flags say
+        params = _run_params(run_dir)
+        hp, requests = EditHparams(**params["hparams"]), load_requests(run_dir / "requests.json")
+        cfg = replace(StreamConfig(**params["stream"]), max_minutes=max_minutes, stop_after_batches=None)
+    else:
+        found = _preset(preset)
+        hp = _hparams(lm, method, nas, layers, lam if lam is not None else found.get("mom2_update_weight"), module_tmp,
+                      **found.get("hparams", {}))
+        requests = load_requests(data) if data else _known_or_invented(lm, tok, model, n, seed, top_k)
+        cfg = StreamConfig(batch_size=batch_size or found.get("batch_size", 1),
+                           eval_every=eval_every if eval_every is not None else found.get("eval_every", 0),
+                           checkpoint_every=checkpoint_every, max_edits=max_edits, max_minutes=max_minutes,
+                           on_error=on_error, ppl_tokens=found.get("ppl_tokens", StreamConfig.ppl_tokens))
     summary = run_stream(lm, tok, requests, hp, run_dir, cfg, resume=resume, corpus=corpus)
     if not summary["complete"]:
         console.print(f"stopped after {summary['batches_done']} batches; continue with --resume")
@@ -171,12 +186,39 @@ def stream(run_dir: Path = typer.Argument(..., help="Run directory (created, or 
     console.print(f"run written to {run_dir}")
 
 
-def _known_or_invented(lm, tok, model: str, n: int, seed: int):
+def _preset(name: Optional[str]) -> dict:
+    """The experiment preset's stream settings, as overrides."""
+    if name is None:
+        return {}
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.nas.experiment import CONFIGS
+
+    if name not in CONFIGS:
+        raise ProceedingsError(f"unknown preset '{name}'; choose one of: {', '.join(CONFIGS)}")
+    cfg = CONFIGS[name]
+    hparams = {"v_num_grad_steps": cfg.v_num_grad_steps, "nas_n_ref": cfg.nas_n_ref,
+               "stats_tokens": cfg.stats_tokens, **cfg.edit_overrides}
+    return {"mom2_update_weight": cfg.mom2_update_weight, "batch_size": cfg.batch_size,
+            "eval_every": cfg.eval_every, "ppl_tokens": cfg.ppl_tokens, "hparams": hparams}
+
+
+def _run_params(run_dir: Path) -> dict:
+    from proceedings.core.errors import ProceedingsError
+
+    path = run_dir / "params.json"
+    if not path.exists():
+        raise ProceedingsError(f"nothing to resume in '{run_dir}': it has no params.json")
+    params = json.loads(path.read_text())
+    params["hparams"]["context_prefixes"] = tuple(params["hparams"]["context_prefixes"])
+    return params
+
+
+def _known_or_invented(lm, tok, model: str, n: int, seed: int, top_k: int):
     from proceedings.nas.facts import invented_tables, known_fact_requests, table_requests
 
     if model == "tiny":
         return table_requests(n, seed, invented_tables(seed=seed))
-    return known_fact_requests(lm, tok, n, seed=seed, top_k=5)
+    return known_fact_requests(lm, tok, n, seed=seed, top_k=top_k)
 
 
 def _print_evals(evals: list[dict]) -> None:

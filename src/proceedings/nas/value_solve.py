@@ -48,15 +48,9 @@ def solve_values(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", layou
 
     layer, n = hp.layers[-1], len(requests)
     device = next(model.parameters()).device
-    rows = rewriting_rows(tok, requests, templates)
-    rows += [(i, KL_TEMPLATE, r.subject, []) for i, r in enumerate(requests)]
+    rows = rewriting_rows(tok, requests, templates) + [(i, KL_TEMPLATE, r.subject, []) for i, r in enumerate(requests)]
     batch = build_batch(tok, rows, device)
-    is_kl = torch.arange(len(rows), device=device) >= len(rows) - n
     first_rows = torch.arange(n, device=device) * len(templates)  # the bare-prompt row of each request
-    kl_pos = batch.attention_mask.sum(1)[is_kl] - 1
-    head = model.get_output_embeddings()
-    tokens_per_request = torch.bincount(batch.owner[batch.target_rows], minlength=n).float()
-
     requires = [p.requires_grad for p in model.parameters()]
     model.requires_grad_(False)
     delta = torch.zeros(n, model.config.hidden_size, device=device, requires_grad=True)
@@ -69,19 +63,14 @@ def solve_values(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", layou
                 hidden = forward_hidden(model, batch)  # (rows, seq, d)
             if h0 is None:  # recorded before delta is added: the unedited activations
                 h0, v0 = found["h", layer][first_rows], found["value", layer][first_rows]
-            logp = torch.log_softmax(head(hidden[batch.target_rows, batch.target_pos]).float(), -1)
-            token_nll = -logp.gather(1, batch.target_tok[:, None]).squeeze(1)
-            nll = torch.zeros(n, device=device).index_add(0, batch.owner[batch.target_rows], token_nll)
-            nll = nll / tokens_per_request  # mean over the request's target tokens and templates
-            kl_logp = torch.log_softmax(head(hidden[is_kl.nonzero().squeeze(1), kl_pos]).float(), -1)  # (n, vocab)
+            nll, kl_logp = _read_out(model, hidden, batch, n)
             if kl_init is None:
                 kl_init = kl_logp.detach()
             kl = F.kl_div(kl_logp, kl_init, log_target=True, reduction="none").sum(-1)  # KL(orig || edit)
             decay = hp.v_weight_decay * delta.norm(dim=1) / h0.norm(dim=1) ** 2
-            loss = (nll + hp.kl_factor * kl + decay).sum()
             if nll.max().item() < hp.early_stop_nll or step == hp.v_num_grad_steps - 1:
                 break
-            loss.backward()
+            (nll + hp.kl_factor * kl + decay).sum().backward()  # requests are independent: sum their losses
             optimizer.step()
             with torch.no_grad():  # project into the ball ||delta|| <= clamp * ||h0||
                 limit = hp.clamp_norm_factor * h0.norm(dim=1, keepdim=True)
@@ -90,3 +79,18 @@ def solve_values(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", layou
         for param, flag in zip(model.parameters(), requires):
             param.requires_grad_(flag)
     return ValueSolution(h0=h0, v0=v0, delta=delta.detach().clone(), nll=nll.detach())
+
+
+def _read_out(model, hidden, batch, n: int):
+    """(per-request mean NLL of target_new over its tokens and templates, next-token log-probs on the
+    KL rows); the LM head is applied only at these positions."""
+    import torch
+
+    head = model.get_output_embeddings()
+    logp = torch.log_softmax(head(hidden[batch.target_rows, batch.target_pos]).float(), -1)
+    token_nll = -logp.gather(1, batch.target_tok[:, None]).squeeze(1)
+    owner = batch.owner[batch.target_rows]
+    nll = torch.zeros(n, device=hidden.device).index_add(0, owner, token_nll) / torch.bincount(owner, minlength=n)
+    kl_rows = torch.arange(len(batch.owner) - n, len(batch.owner), device=hidden.device)  # the last n rows
+    kl_pos = batch.attention_mask[kl_rows].sum(1) - 1
+    return nll, torch.log_softmax(head(hidden[kl_rows, kl_pos]).float(), -1)
