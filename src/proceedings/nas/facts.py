@@ -92,17 +92,27 @@ def known_facts(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", relati
 
 def requests_from_facts(facts: Sequence[tuple[str, str, str]], n: int, seed: int = 0,
                         tables: dict | None = None) -> list[EditRequest]:
-    """n CounterFact-schema requests over `facts`, deterministic for `seed`."""
+    """n CounterFact-schema requests over `facts`, deterministic for `seed`.
+
+    Neighbourhood prompts come from facts that the stream does not edit (an edited neighbour would
+    change its answer legitimately and count against specificity); only when a relation has fewer
+    than N_NEIGHBOURS unedited facts are edited ones used.
+    """
     tables = tables or relation_tables()
     rng = random.Random(seed)
     chosen = list(facts)
     rng.shuffle(chosen)
-    by_relation: dict[str, list[tuple[str, str]]] = {}
+    edited = {(rel, s) for rel, s, _ in chosen[:n]}
+    unedited: dict[str, list[tuple[str, str]]] = {}
+    everyone: dict[str, list[tuple[str, str]]] = {}
     for rel, s, o in facts:
-        by_relation.setdefault(rel, []).append((s, o))
+        everyone.setdefault(rel, []).append((s, o))
+        if (rel, s) not in edited:
+            unedited.setdefault(rel, []).append((s, o))
     requests = []
     for rel, subject, true in chosen[:n]:
-        table, pool = tables[rel], by_relation[rel]
+        table = tables[rel]
+        pool = unedited.get(rel, []) if len(unedited.get(rel, [])) >= N_NEIGHBOURS else everyone[rel]
         objects = sorted({o for _, o in tables[rel]["pairs"].items()} - {true})
         others = [(s, o) for s, o in pool if s != subject]
         rng.shuffle(others)
