@@ -22,9 +22,10 @@ def subset_problem(tmp_path: Path, problem_id: str, bug_ids: list[str], admitted
     head, *blocks = toml.split("\n[[bugs]]\n")
     kept = [b for b in blocks if re.search(r'^id = "(%s)"$' % "|".join(map(re.escape, bug_ids)), b, re.M)]
     (target / "problem.toml").write_text("\n[[bugs]]\n".join([head, *kept]))
-    lock = {"bugs": {b: {"admitted": admitted} for b in bug_ids}}
+    problem = load_problem(target)
+    lock = {"bugs": {b.id: {"admitted": admitted, "patch_sha256": b.patch_sha256} for b in problem.bugs}}
     (target / "bugs.lock.json").write_text(json.dumps(lock))
-    return load_problem(target)
+    return problem
 
 
 @pytest.fixture

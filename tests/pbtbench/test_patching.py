@@ -47,6 +47,7 @@ def test_lint_flags_comments_docstrings_and_telltale_names():
     assert lint_patch(clean, "p", {"pkg/mod.py": old}, {"pkg/mod.py": "def f(x):\n    return x + 2\n"}) == []
 
 
+@pytest.mark.slow
 def test_every_shipped_patch_applies_reverses_and_is_clean():
     for problem in Benchmark.load():
         installed_site_packages(problem)

@@ -19,9 +19,10 @@ def test_resume_after_a_cut_short_line_gives_the_same_summary(tmp_path):
     full = run_benchmark(ReferenceAgent(), [lru_problem], tmp_path / "full", runs=2)
     assert full["recall"] == 1.0 and full["instances"] == 2
     partial = tmp_path / "partial"
-    run_benchmark(ReferenceAgent(), [lru_problem], partial, runs=1)
-    with open(partial / "results.jsonl", "a") as handle:  # a kill in the middle of writing a line
-        handle.write('{"problem": "cachetools-caches", "run": 1, "bu')
+    partial.mkdir()
+    first_line = (tmp_path / "full" / "results.jsonl").read_text().splitlines()[0]
+    # a run killed while writing its second line
+    (partial / "results.jsonl").write_text(first_line + '\n{"problem": "cachetools-caches", "run": 1, "bu')
     resumed = run_benchmark(ReferenceAgent(), [lru_problem], partial, runs=2, resume=True)
     lines = read_results(partial / "results.jsonl")
     assert sorted((r["problem"], r["run"]) for r in lines) == [("cachetools-caches", 0), ("cachetools-caches", 1)]
@@ -40,9 +41,8 @@ def test_killing_the_cli_and_resuming_leaves_no_duplicates(tmp_path):
     problems = tmp_path / "problems"
     subset_problem(problems, "cachetools-caches", ["sized-exact-capacity"])
     subset_problem(problems, "boltons-indexedset", ["real-index-first-interval"])
-    subset_problem(problems, "pyrsistent-collections", ["root-overflow-depth"])
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "proceedings", "pbtbench", "run", "--agent", "empty", "--out", str(out),
+    command = [sys.executable, "-m", "proceedings", "pbtbench", "run", "--agent", "default-strategy", "--out", str(out),
                "--problems-dir", str(problems)]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 60
@@ -51,10 +51,10 @@ def test_killing_the_cli_and_resuming_leaves_no_duplicates(tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     done_before = len(read_results(out / "results.jsonl"))
-    assert 1 <= done_before <= 3
+    assert 1 <= done_before <= 2
     resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
     lines = (out / "results.jsonl").read_text().splitlines()
-    assert len(lines) == 3 == len({(json.loads(l)["problem"], json.loads(l)["run"]) for l in lines})
+    assert len(lines) == 2 == len({(json.loads(l)["problem"], json.loads(l)["run"]) for l in lines})
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["instances"] == 3 and summary["recall"] == 0.0
+    assert summary["instances"] == 2 and summary["bugs"] == 2

@@ -45,7 +45,7 @@ def test_fail_to_pass_credits_exactly_the_reference_tests(lru_problem):
 
 
 def test_a_bug_detected_only_through_a_timeout_is_not_credited(lru_problem):
-    report = Scorer(lru_problem, Sandbox(Limits(wall_s=4, cpu_s=20))).score(HANGING)
+    report = Scorer(lru_problem, Sandbox(Limits(wall_s=3, cpu_s=20))).score(HANGING)
     assert report.timeouts == ["test_hangs_only_with_the_lfu_bug"]
     assert report.recall == 0.0
 

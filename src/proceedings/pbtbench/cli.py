@@ -30,9 +30,14 @@ def list_problems(problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
     table = Table(title="PBT-Bench problems")
     for column in ("id", "library", "bugs", "L1/L2/L3", "admitted"):
         table.add_column(column)
+    from proceedings.core.errors import ProceedingsError
+
     for p in _bench(problems_dir):
         levels = "/".join(str(sum(b.level == lv for b in p.bugs)) for lv in ("L1", "L2", "L3"))
-        admitted = str(len(p.admitted_bugs())) if p.lock() else "not validated"
+        try:
+            admitted = str(len(p.admitted_bugs()))
+        except ProceedingsError:
+            admitted = "not validated" if p.lock() is None else "stale: run validate"
         table.add_row(p.id, f"{p.library} {p.version}", str(len(p.bugs)), levels, admitted)
     console.print(table)
 

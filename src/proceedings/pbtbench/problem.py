@@ -18,6 +18,7 @@ to check that every bug's property exists and is annotated. A malformed problem 
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import re
 import tomllib
@@ -52,6 +53,10 @@ class Bug:
     @property
     def patch_text(self) -> str:
         return self.patch.read_text()
+
+    @property
+    def patch_sha256(self) -> str:
+        return hashlib.sha256(self.patch.read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -100,12 +105,17 @@ class Problem:
         return json.loads(self.lock_file.read_text())
 
     def admitted_bugs(self) -> tuple[Bug, ...]:
-        """Bugs whose gates all held at the last validation (spec 2.3)."""
+        """Bugs whose gates all held at the last validation of exactly these patches (spec 2.3)."""
         lock = self.lock()
         if lock is None:
             raise ProceedingsError(f"problem '{self.id}' has no {self.lock_file.name}; "
                                    f"run `proceedings pbtbench validate {self.id}` first")
-        return tuple(b for b in self.bugs if lock["bugs"].get(b.id, {}).get("admitted"))
+        for bug in self.bugs:
+            record = lock["bugs"].get(bug.id)
+            if record is None or record.get("patch_sha256") != bug.patch_sha256:
+                raise ProceedingsError(f"{self.lock_file} is stale for bug '{bug.id}' (missing or its patch "
+                                       f"changed); run `proceedings pbtbench validate {self.id}`")
+        return tuple(b for b in self.bugs if lock["bugs"][b.id]["admitted"])
 
 
 def load_problem(root: Path | str) -> Problem:

@@ -56,7 +56,11 @@ class ScoreReport:
 
 
 def static_check(code: str) -> tuple[bool, bool, str]:
-    """(parses, uses Hypothesis's given, reason) from the source alone."""
+    """(parses, uses Hypothesis's given, reason) from the source alone.
+
+    A file that defines no `test*` function or `Test*` class (and assigns no `test*`/`Test*` name)
+    cannot collect anything, so it is not run at all.
+    """
     try:
         tree = ast.parse(code)
     except SyntaxError as err:
@@ -64,6 +68,10 @@ def static_check(code: str) -> tuple[bool, bool, str]:
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     imports = {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    defined |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    if not any(name.startswith(("test", "Test")) for name in defined):
+        return True, False, "no test collected (the file defines no test function or class)"
     return True, bool({"given", "RuleBasedStateMachine"} & (names | imports)), ""
 
 
@@ -92,7 +100,7 @@ class Scorer:
         parses, uses_hypothesis, reason = static_check(code)
         every = tuple(b.id for b in self.bugs)
         verdicts: dict[str, dict[str, str]] = {}
-        if parses:
+        if parses and not reason:
             verdicts["all"], collection_error = self._run(code, every)
             if collection_error or not verdicts["all"]:
                 reason = "no test collected" + (" (collection error)" if collection_error else "")

@@ -14,7 +14,6 @@ and pass the hygiene lint. A bug that fails any gate is not admitted.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import json
 import logging
 import platform
@@ -185,7 +184,7 @@ def validate(problem: Problem, runs: int = 20, examples: int = 200, jobs: int = 
 def _bug_record(problem: Problem, bug: Bug, good: tuple[Bug, ...], cells: dict, patch_problems: list[str],
                 existing: dict[str, bool]) -> dict[str, Any]:
     record: dict[str, Any] = {"level": bug.level, "property": bug.property,
-                              "patch_sha256": hashlib.sha256(bug.patch.read_bytes()).hexdigest(),
+                              "patch_sha256": bug.patch_sha256,
                               "patch_problems": patch_problems}
     if patch_problems:
         record.update(gates={"patch": False}, admitted=False)

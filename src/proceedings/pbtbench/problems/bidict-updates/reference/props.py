@@ -26,14 +26,3 @@ def prop_putall_fails_clean(base: list[tuple[int, int]], items: list[tuple[int, 
     except BidictException:
         assert dict(b) == before
         assert dict(b.inverse) == {v: k for k, v in before.items()}
-
-
-def prop_ordered_putall_fails_clean(base: list[tuple[int, int]], items: list[tuple[int, int]]) -> None:
-    """A failed putall on an OrderedBidict keeps items and order."""
-    b = OrderedBidict()
-    b.putall(base, on_dup=OnDup(key=DROP_OLD, val=DROP_OLD))
-    before = list(b.items())
-    try:
-        b.putall(items, on_dup=OnDup(key=RAISE, val=DROP_OLD))
-    except BidictException:
-        assert list(b.items()) == before

@@ -26,6 +26,16 @@ def prop_added_intervals_found(spans: list[tuple[int, int]]) -> None:
         assert tree.at(p) == {iv for iv in intervals if iv.begin <= p < iv.end}, p
 
 
+def prop_range_overlap(spans: list[tuple[int, int]], queries: list[tuple[int, int]]) -> None:
+    """overlap(b, e) returns the intervals meeting [b, e)."""
+    intervals = _intervals(spans)
+    tree = IntervalTree(intervals)
+    for b, length in queries:
+        e = b + length
+        if length > 0:
+            assert tree.overlap(b, e) == {iv for iv in intervals if iv.begin < e and b < iv.end}, (b, e)
+
+
 def prop_half_open_query(spans: list[tuple[int, int]], points: list[int]) -> None:
     """An interval never contains its end point."""
     intervals = _intervals(spans)

@@ -7,8 +7,6 @@ STRATEGIES = {
                                                           min_size=1, max_size=5)),
     "prop_evolver_sets_many": dict(values=st.integers(100, 200).map(lambda n: list(range(n))),
                                    updates=st.lists(st.tuples(st.integers(0, 63), st.integers(-9, -1)), min_size=2, max_size=8)),
-    "prop_evolver_sets_near_end": dict(values=st.integers(33, 96).map(lambda n: list(range(n))),
-                                       offsets=st.lists(st.integers(0, 63), min_size=8, max_size=20)),
     "prop_evolver_append_delete": dict(values=st.lists(st.integers(0, 9), max_size=5),
                                        ops=st.lists(st.tuples(st.booleans(), st.integers(0, 3)), min_size=3, max_size=12)),
 }
