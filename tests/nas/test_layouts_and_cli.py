@@ -48,8 +48,7 @@ def _cli(*args):
     return CliRunner().invoke(app, list(args))
 
 
-def test_cli_stream_resume_plot_and_eval(tmp_path, monkeypatch):
-    monkeypatch.setenv("PROCEEDINGS_CACHE", str(tmp_path / "cache"))
+def test_cli_stream_resume_plot_and_eval(tmp_path):
     run = tmp_path / "run"
     common = ["--model", "tiny", "--n", "4", "--lambda", "150", "--layers", "1,2", "--no-nas"]
     first = _cli("stream", str(run), *common, "--max-minutes", "0")  # stops after the first batch
