@@ -112,11 +112,11 @@ class Editor:
         missing = [layer for layer, path in files.items() if not path.exists()]
         if missing:
             chunks = token_chunks(self.tok, documents, hp.stats_tokens, hp.stats_seq_len)
-            found = key_second_moments(self.model, self.layout, missing, chunks,
-                                       folder / f"{tag}-partial-{'-'.join(map(str, missing))}.pt")
+            partial = folder / f"{tag}-partial-{'-'.join(map(str, missing))}.pt"  # running sums, for resuming
+            found = key_second_moments(self.model, self.layout, missing, chunks, partial)
             for layer in missing:
                 save_checkpoint(files[layer], {"C": found[layer].cpu(), "tokens": hp.stats_tokens})
-            (folder / f"{tag}-partial-{'-'.join(map(str, missing))}.pt").unlink(missing_ok=True)
+            partial.unlink(missing_ok=True)
         return {layer: torch.load(path, map_location=device)["C"].to(device) for layer, path in files.items()}
 
     def reference_norm(self, requests: Sequence[EditRequest] | None) -> float:

@@ -88,14 +88,12 @@ def run_stream(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", request
         if cfg.eval_every and n_edits % cfg.eval_every < cfg.batch_size and done < len(batches):
             evals.append(_evaluate(run_dir, model, tok, requests[:n_edits], original, records, cfg, final=False))
         if done % cfg.checkpoint_every == 0 or done == len(batches):
-            save_checkpoint(run_dir / "resume" / "state.pt",
-                            {"batches_done": done, "editor": editor.state(), "rng": rng_state(), "evals": evals})
+            _checkpoint(run_dir, done, editor, evals)
         if record.status != "ok" and cfg.on_error == "stop":
             raise ProceedingsError(f"batch {done} ({record.case_ids}) failed numerically; see {run_dir / 'edits.jsonl'}")
         out_of_time = cfg.max_minutes is not None and time.perf_counter() - started > 60 * cfg.max_minutes
         if out_of_time or (cfg.stop_after_batches is not None and this_call >= cfg.stop_after_batches):
-            save_checkpoint(run_dir / "resume" / "state.pt",
-                            {"batches_done": done, "editor": editor.state(), "rng": rng_state(), "evals": evals})
+            _checkpoint(run_dir, done, editor, evals)
             bar.close()
             return {"complete": False, "batches_done": done, "evals": evals}
     bar.close()
@@ -108,6 +106,12 @@ def run_stream(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", request
                "final": evals[-1], "evals": evals, "horizon": editing_horizon(evals)}
     atomic_write_text(run_dir / "summary.json", json.dumps(summary, indent=1, default=str))
     return summary
+
+
+def _checkpoint(run_dir: Path, done: int, editor: Editor, evals: list[dict]) -> None:
+    """Atomically store everything a resumed run needs after `done` batches."""
+    save_checkpoint(run_dir / "resume" / "state.pt",
+                    {"batches_done": done, "editor": editor.state(), "rng": rng_state(), "evals": evals})
 
 
 def _original(run_dir: Path, model, tok, requests, hp: EditHparams, cfg: StreamConfig, resume: bool) -> dict:
