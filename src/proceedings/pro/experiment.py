@@ -13,8 +13,6 @@ import resource
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 
-import torch
-
 from proceedings.core.models import cache_root, load_causal_lm
 from proceedings.core.results import Result, artifact_dir
 from proceedings.core.runtime import check_scale, load_checkpoint, seed_everything, stopwatch
@@ -26,7 +24,7 @@ from proceedings.pro.evaluation import (EvalSet, detection_throughput, evaluate_
                                         null_z, policy_balance_error)
 from proceedings.pro.generation import sample
 from proceedings.pro.kgw import KGWLogitsProcessor, KGWWatermark
-from proceedings.pro.metrics import plot_roc
+from proceedings.pro.metrics import plot_green_gap, plot_roc
 from proceedings.pro.tiny_world import tiny_model
 from proceedings.pro.training import RunFiles, WatermarkTrainer
 
@@ -100,14 +98,17 @@ def train_variant(name: str, original, tokenizer, cfg: ExperimentConfig, blocks,
     files = RunFiles(cache_root() / "pro" / "runs" / f"{scale}-seed{seed}" / name)
     latest = load_checkpoint(files.latest_checkpoint()) if files.latest_checkpoint() else None
     resume = latest is not None and latest["config"] == asdict(train) and latest["step"] < train.steps
+    log.info("training %s for %d steps (%s)", name, train.steps, "resuming" if resume else "fresh")
     model = copy.deepcopy(original)
     trainer = WatermarkTrainer(model, tokenizer, train, policy=cfg.policy, kgw=cfg.kgw)
     with stopwatch() as clock:
         trainer.fit(blocks, files.out, resume=resume)
     model.requires_grad_(False)
-    speed = [r["tokens_per_s"] for r in _metrics(files)]
-    return model, trainer.key(), {"train_wall_s": round(clock.wall_s, 1), "train_cpu_s": round(clock.cpu_s, 1),
-                                  "train_tokens_per_s": sum(speed) / len(speed), "resumed": resume}
+    records = _metrics(files)
+    speed = [r["tokens_per_s"] for r in records]
+    return model, trainer.key(), records, {"train_wall_s": round(clock.wall_s, 1),
+                                           "train_cpu_s": round(clock.cpu_s, 1),
+                                           "train_tokens_per_s": sum(speed) / len(speed), "resumed": resume}
 
 
 def _metrics(files: RunFiles) -> list[dict]:
@@ -154,9 +155,9 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     reference = decoding_reference(original, tokenizer, cfg, data)
 
     # method, baseline and ablations, each trained for the same steps on the same text
-    rows, z_for_plot, keys = {}, {}, {}
+    rows, z_for_plot, curves = {}, {}, {}
     for name in ("kgw-distill", "pro", *cfg.ablations):
-        model, key, extras = train_variant(name, original, tokenizer, cfg, split.train, scale, seed)
+        model, key, curves[name], extras = train_variant(name, original, tokenizer, cfg, split.train, scale, seed)
         detector = Detector(key, tokenizer)
         conditions = evaluate_under_attacks(model, detector, original, data, name, weight_attacks)
         extras["detect_tokens_per_s"] = detection_throughput(detector, data.prompts, data.human)
@@ -164,11 +165,11 @@ def reproduce(scale: str, seed: int = 0) -> Result:
             extras["policy_balance_error"] = policy_balance_error(detector, data.human)
         rows[name] = summarise(conditions, extras)
         z_for_plot[name] = (conditions["clean"].z, null_z(detector, data))
-        keys[name] = key
         del model
 
     out = artifact_dir("pro", scale)
     plot_roc(z_for_plot, out / "roc.png", f"PRO vs KGW distillation ({scale}, {cfg.train.steps} steps)")
+    plot_green_gap(curves, out / "green_gap.png", f"What each student learnt ({scale})")
     pro, kgw = rows["pro"], rows["kgw-distill"]
     checks = {
         "PRO AUC >= KGW-distill AUC (equal steps)": pro["auc"] >= kgw["auc"],
@@ -181,7 +182,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     return Result(
         system="pro", scale=scale, claim=CLAIM, metrics=metrics, baseline={"name": "KGW logit distillation", **kgw},
         checks=checks, paper=PAPER, config=asdict(cfg), seed=seed, notes=notes(rows, checks),
-        artifacts=["pro/" + scale + "/roc.png"], device=str(next(original.parameters()).device),
+        artifacts=[f"pro/{scale}/roc.png", f"pro/{scale}/green_gap.png"], device=str(next(original.parameters()).device),
     )
 
 

@@ -52,23 +52,44 @@ def roc_curve(positives, negatives) -> tuple[np.ndarray, np.ndarray]:
     return fpr, tpr
 
 
-def plot_roc(curves: dict[str, tuple], path: Path | str, title: str) -> Path:
-    """One ROC line per label: {label: (positives, negatives)}."""
+def _figure():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5, 4.5))
-    for label, (pos, neg) in curves.items():
-        fpr, tpr = roc_curve(pos, neg)
-        ax.plot(fpr, tpr, label=f"{label} (AUC {auc(pos, neg):.2f})")
-    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
-    ax.set(xlabel="false positive rate", ylabel="true positive rate", title=title)
-    ax.legend(fontsize=8, loc="lower right")
+    return plt, *plt.subplots(figsize=(5, 4.5))
+
+
+def _save(plt, fig, path: Path | str) -> Path:
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
+
+
+def plot_roc(curves: dict[str, tuple], path: Path | str, title: str) -> Path:
+    """One ROC line per label: {label: (positives, negatives)}."""
+    plt, fig, ax = _figure()
+    for label, (pos, neg) in curves.items():
+        fpr, tpr = roc_curve(pos, neg)
+        ax.plot(fpr, tpr, label=f"{label} (AUC {auc(pos, neg):.2f})")
+    ax.plot([0, 1], [0, 1], color="grey", lw=0.8, ls="--")
+    ax.set(xlabel="false positive rate", ylabel="true positive rate", title=title)
+    ax.legend(fontsize=8, loc="lower right")
+    return _save(plt, fig, path)
+
+
+def plot_green_gap(runs: dict[str, list[dict]], path: Path | str, title: str) -> Path:
+    """Per training step: the student's green mass minus the original model's, under each method's own
+    green lists (what detection will see), from each run's metrics.jsonl records."""
+    plt, fig, ax = _figure()
+    for label, records in runs.items():
+        ax.plot([r["step"] for r in records], [r["green_mass"] - r["original_green_mass"] for r in records],
+                label=label)
+    ax.axhline(0, color="grey", lw=0.8, ls="--")
+    ax.set(xlabel="training step", ylabel="green mass: student - original", title=title)
+    ax.legend(fontsize=8)
+    return _save(plt, fig, path)

@@ -94,6 +94,7 @@ class WatermarkTrainer:
         self.optimizer = torch.optim.AdamW(groups, weight_decay=0.0)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step = 0
+        self.files: RunFiles | None = None  # set by fit()
 
     def _lr_factor(self, step: int) -> float:
         """Linear warm-up, then cosine decay to zero (spec §2.2)."""
@@ -193,7 +194,7 @@ class WatermarkTrainer:
                                        f"{self._last_good()}")
 
     def _last_good(self) -> str:
-        latest = self.files.latest_checkpoint() if hasattr(self, "files") else None
+        latest = self.files.latest_checkpoint() if self.files else None
         return f"Last good checkpoint: {latest}" if latest else "No checkpoint was written yet"
 
     # --- the run ---------------------------------------------------------------------------------
