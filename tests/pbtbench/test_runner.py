@@ -1,7 +1,6 @@
 """Runs are resumable: a killed run, resumed, ends with the same summary and no duplicated lines."""
 
 import json
-import os
 import signal
 import subprocess
 import sys

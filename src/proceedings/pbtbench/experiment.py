@@ -12,8 +12,8 @@ The paper's LLM comparison needs a capable model behind an OpenAI-compatible end
 from __future__ import annotations
 
 import json
-import logging
 import os
+import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -26,12 +26,11 @@ from proceedings.pbtbench.runner import run_benchmark
 from proceedings.pbtbench.sandbox import Limits, Sandbox
 from proceedings.pbtbench.trigger import ProbeTask, probe
 
-log = logging.getLogger(__name__)
 CLAIM = ("Injected semantic bugs are almost never found by default Hypothesis strategies but are found by "
          "documentation-derived strategies.")
 PAPER = {"problems": 100, "libraries": 40, "bugs": 365, "bugs_by_level": {"L1": 87, "L2": 184, "L3": 94},
          "llm_recall_pbt_prompt": "42.1-83.4 %", "llm_recall_baseline_prompt": "31.4-76.7 %"}
-TINY_PROBLEMS = ("hpack-codec", "toolz-dicttoolz", "semver-precedence")
+TINY_PROBLEMS = ("hpack-codec", "toolz-dicttoolz", "msgpack-streaming")
 
 
 @dataclass(frozen=True)
@@ -150,19 +149,32 @@ def _endpoint_options(name: str) -> dict[str, Any]:
 
 
 def _fresh(path: Path) -> None:
-    import shutil
-
+    """Runs of a reproduction start empty (the runner refuses to overwrite a run folder)."""
     shutil.rmtree(path, ignore_errors=True)
 
 
-def plot_recall(recalls: dict[str, dict[str, Any]], path: Path) -> Path:
+def _axes(size: tuple[float, float]):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt.subplots(figsize=size)
+
+
+def _save(fig, path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_recall(recalls: dict[str, dict[str, Any]], path: Path) -> Path:
+    """Bar chart: recall per level for each agent."""
     levels = ("L1", "L2", "L3")
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    fig, ax = _axes((6, 3.5))
     width = 0.8 / len(recalls)
     for i, (name, summary) in enumerate(recalls.items()):
         values = [summary["recall_by_level"].get(level, 0.0) for level in levels]
@@ -172,19 +184,12 @@ def plot_recall(recalls: dict[str, dict[str, Any]], path: Path) -> Path:
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8)
     ax.set_title("Recall by level: documentation-derived vs default strategies")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_trigger(table: list[dict[str, Any]], path: Path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5, 4))
+    """Scatter: per bug, fraction of failing runs under the default vs the reference strategy."""
+    fig, ax = _axes((5, 4))
     for level, marker in (("L1", "o"), ("L2", "s"), ("L3", "^")):
         rows = [r for r in table if r["level"] == level]
         ax.scatter([r["default_rate"] for r in rows], [r["reference_rate"] for r in rows], marker=marker,
@@ -195,7 +200,4 @@ def plot_trigger(table: list[dict[str, Any]], path: Path) -> Path:
     ax.set_ylim(-0.05, 1.05)
     ax.legend(fontsize=8)
     ax.set_title("Per-bug detection (only-this-bug library)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, path)

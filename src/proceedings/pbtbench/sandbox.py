@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import logging
 import os
 import re
 import resource
@@ -36,7 +35,6 @@ from pathlib import Path
 from proceedings.core.errors import ProceedingsError
 from proceedings.pbtbench.overlay import Overlay
 
-log = logging.getLogger(__name__)
 
 LEVELS = ("namespaces", "user-namespaces", "process-group")
 NOBODY = 65534

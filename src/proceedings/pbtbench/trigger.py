@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import logging
 import platform
 import sys
 import time
@@ -33,7 +32,6 @@ from proceedings.pbtbench.patching import PatchError, apply_patch, lint_patch, r
 from proceedings.pbtbench.problem import Bug, Problem
 from proceedings.pbtbench.sandbox import Limits, Sandbox, run_pytest
 
-log = logging.getLogger(__name__)
 FIRST_SEED = 1000
 REFERENCE_MIN = 0.95
 DEFAULT_MAX = {"L1": 0.50, "L2": 0.05, "L3": 0.05}
