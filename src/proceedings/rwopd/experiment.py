@@ -45,13 +45,13 @@ FIXTURES = (
 class Config:
     model: str = "smollm2-135m"
     train_pairs: int = 2000
-    teacher_steps: int = 48
+    teacher_steps: int = 32
     teacher_batch: int = 8
     teacher_lr: float = 1e-4
     student_layers: int = 4
     student_warm_steps: int = 30
     student_lr: float = 3e-4
-    heldout: int = 30  # held-out generated tasks, balanced categories
+    heldout: int = 24  # held-out generated tasks, balanced categories
     eval_samples: int = 4  # n per task (pass@1 unbiased from n)
     eval_temperature: float = 0.8  # spec §2.5
     transfer_tasks: int = 40  # first valid NL2SVA-Machine tasks scored per arm (0: skip)
@@ -62,8 +62,8 @@ CONFIGS = {
     "tiny": Config(model="tiny:64x2", train_pairs=200, teacher_steps=12, teacher_lr=3e-3, student_layers=1,
                    student_warm_steps=6, student_lr=3e-3, heldout=4, eval_samples=2, transfer_tasks=0,
                    arm=ArmConfig(steps=2, batch_prompts=2, rollouts=2, max_new_tokens=16, lr=1e-3, checkpoint_every=1)),
-    "small": Config(transfer_tasks=16,
-                    arm=ArmConfig(steps=10, batch_prompts=4, rollouts=4, max_new_tokens=40, lr=2e-4)),
+    "small": Config(transfer_tasks=12,
+                    arm=ArmConfig(steps=8, batch_prompts=4, rollouts=4, max_new_tokens=40, lr=2e-4)),
     # The paper distils CodeV-SVA-14B into Qwen2.5-Coder-7B-Instruct; neither is available offline. This preset
     # runs the same pipeline on a GPU (bf16) from a 7B base: teacher = the model fine-tuned on 6k pairs,
     # student = its first 8 layers. It needs the weights in the Hugging Face cache.
