@@ -57,7 +57,8 @@ CONFIGS = {
         model="tiny",
         train=TrainConfig(steps=150, batch_size=8, seq_len=32, train_layers=None, lr_model=1e-2, lr_policy=1e-4,
                           policy_warmup_steps=30, checkpoint_every=50),
-        kgw=KGWConfig(gamma=0.5, delta=2.0, k=1),
+        policy=PolicyConfig(delta=3.0),  # a stronger mark than the paper's 2 so that 150 steps of a random
+        kgw=KGWConfig(gamma=0.5, delta=3.0, k=1),  # model show it; the same delta for both methods
         ablations=("pro-nofpl", "pro-frozen"), n_prompts=50, prompt_len=16, new_tokens=64, finetune_steps=10,
         finetune_lr=1e-3, gen_batch=50),
     "small": ExperimentConfig(

@@ -53,13 +53,16 @@ def detectability(student_logits: torch.Tensor, original_probs: torch.Tensor, sc
 
 
 def null_calibration(original_probs: torch.Tensor, scores: torch.Tensor, gamma: float = 0.5) -> torch.Tensor:
-    """L_null = mean_i (sum_v p_orig(v|x<i) g(M_i[v]) - gamma)^2: clean text is green at rate gamma.
+    """L_null = (mean_i sum_v p_orig(v|x<i) g(M_i[v]) - gamma)^2: clean text is green at rate gamma.
 
     Without it the jointly trained policy learns the original model's preferences (colouring its
     likely tokens red or green): detection then tells two models apart by taste, and the z-test's
-    null (green rate gamma on clean text) fails.  Our addition (README "Departures").
+    null (green rate gamma on clean text) fails.  The constraint is on the rate over the batch, which
+    is what the z-test assumes; per position it cannot hold where the original model is confident
+    (its one likely token is green or red) and forces M to 0 there (measured at small scale).
+    Our addition (README "Departures").
     """
-    return (((original_probs * soft_green(scores)).sum(-1) - gamma) ** 2).mean()
+    return ((original_probs * soft_green(scores)).sum(-1).mean() - gamma) ** 2
 
 
 def green_mass(logits: torch.Tensor, green: torch.Tensor) -> torch.Tensor:

@@ -2,7 +2,7 @@
 
 For the token after position t the policy looks at the last n tokens x_{t-n+1..t}, encodes them with
 a frozen encoder E and maps the code through a trainable MLP M_phi to one score per vocabulary
-entry, squashed to (-1, 1).  The watermarked teacher adds delta * M to the original logits; the
+entry, squashed to (-1, 1).  The watermarked teacher adds delta (1 + M) / 2 to the original logits; the
 detector calls token v green when M[v] > 0.  Unlike KGW's hash, M is a smooth function of the
 context that is trained *with* the LLM, so the pattern the LLM learns is the one the detector checks.
 

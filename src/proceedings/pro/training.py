@@ -61,6 +61,12 @@ class RunFiles:
         return found[-1] if found else None
 
 
+def watermark_bias(scores: torch.Tensor, delta: float) -> torch.Tensor:
+    """delta * (1 + M) / 2: from 0 (red) to delta (green), the range of KGW's bias, so both teachers
+    distort the original model equally (delta * M would span 2 delta)."""
+    return delta * (1 + scores) / 2
+
+
 def batch_indices(step: int, n_blocks: int, batch_size: int, seed: int) -> torch.Tensor:
     """Which corpus blocks step `step` reads: a fresh seeded permutation each epoch (no cursor state)."""
     per_epoch = max(n_blocks // batch_size, 1)
@@ -127,7 +133,8 @@ class WatermarkTrainer:
         terms = {
             # The policy is not trained through L_KD: that gradient makes the watermark invisible
             # (q -> p by colouring all likely tokens alike); it aligns through L_det (README).
-            "kd": objectives.distillation_kl(teacher_logits + cfg.delta * scores.detach(), student_logits),
+            "kd": objectives.distillation_kl(teacher_logits + watermark_bias(scores.detach(), cfg.delta),
+                                             student_logits),
             "balance": objectives.balance(scores),
             "unbiased": objectives.unbiasedness(scores),
             "detect": objectives.detectability(student_logits, original_probs, scores),
