@@ -106,3 +106,16 @@ def test_the_hypothesis_database_is_off():
         import shutil
 
         shutil.rmtree(sandbox.last_run_dir, ignore_errors=True)
+
+
+def test_the_import_guard_refuses_an_active_c_accelerator():
+    from proceedings.pbtbench.problem import Benchmark
+    from proceedings.pbtbench.trigger import compiled_modules
+
+    problem = Benchmark.load()["msgpack-roundtrip"]
+    outcome = Sandbox().run(pytest_command(["env_test.py"], 0), {"env_test.py": "def test_x():\n    pass\n"},
+                            build_overlay(problem, ()), {}, problem.import_names, compiled_modules(problem))
+    assert outcome.returncode == 4 and "msgpack._cmsgpack" in outcome.stderr
+    fixed = Sandbox().run(pytest_command(["env_test.py"], 0), {"env_test.py": "def test_x():\n    pass\n"},
+                          build_overlay(problem, ()), problem.env, problem.import_names, compiled_modules(problem))
+    assert fixed.returncode == 0

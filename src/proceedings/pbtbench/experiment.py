@@ -188,16 +188,24 @@ def plot_recall(recalls: dict[str, dict[str, Any]], path: Path) -> Path:
 
 
 def plot_trigger(table: list[dict[str, Any]], path: Path) -> Path:
-    """Scatter: per bug, fraction of failing runs under the default vs the reference strategy."""
-    fig, ax = _axes((5, 4))
-    for level, marker in (("L1", "o"), ("L2", "s"), ("L3", "^")):
-        rows = [r for r in table if r["level"] == level]
-        ax.scatter([r["default_rate"] for r in rows], [r["reference_rate"] for r in rows], marker=marker,
-                   label=f"{level} ({len(rows)})", alpha=0.7)
-    ax.set_xlabel("default strategy: fraction of runs that fail")
-    ax.set_ylabel("reference strategy: fraction of runs that fail")
-    ax.set_xlim(-0.05, 1.05)
-    ax.set_ylim(-0.05, 1.05)
-    ax.legend(fontsize=8)
-    ax.set_title("Per-bug detection (only-this-bug library)")
+    """Per bug (grouped by level): fraction of runs that fail, reference vs default strategy."""
+    rows = sorted(table, key=lambda r: (r["level"], r["default_rate"], r["problem"], r["bug"]))
+    fig, ax = _axes((8, 3.5))
+    xs = range(len(rows))
+    ax.bar(xs, [r["default_rate"] for r in rows], color=[_LEVEL_COLOURS[r["level"]] for r in rows])
+    ax.scatter(xs, [r["reference_rate"] for r in rows], marker="_", color="black", s=40,
+               label="reference strategy")
+    for level, colour in _LEVEL_COLOURS.items():
+        count = sum(r["level"] == level for r in rows)
+        if count:
+            ax.bar([0], [0], color=colour, label=f"default strategy, {level} ({count} bugs)")
+    ax.set_xticks([])
+    ax.set_xlabel("admitted bugs, grouped by level")
+    ax.set_ylabel("fraction of runs that fail")
+    ax.set_ylim(0, 1.08)
+    ax.legend(fontsize=7, loc="center right")
+    ax.set_title("Per-bug detection on the only-this-bug library")
     return _save(fig, path)
+
+
+_LEVEL_COLOURS = {"L1": "tab:blue", "L2": "tab:orange", "L3": "tab:green"}

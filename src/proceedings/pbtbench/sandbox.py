@@ -318,7 +318,7 @@ def run_pytest(sandbox: Sandbox, test_name: str, code: str, overlay: Overlay | N
     if junit and not outcome.timed_out:
         verdicts, collection_error = parse_junit(junit, module)
         return PytestReport(verdicts, outcome.returncode, False, outcome.wall_s, outcome.level,
-                            outcome.stdout[-4000:], collection_error)
+                            (outcome.stdout + outcome.stderr)[-4000:], collection_error)
     keys = collect_functions(sandbox, test_name, files, overlay, run_env, import_names, compiled)
     verdicts, wall = {}, outcome.wall_s
     for key in keys:
@@ -331,7 +331,7 @@ def run_pytest(sandbox: Sandbox, test_name: str, code: str, overlay: Overlay | N
         verdicts[key] = ("timeout" if alone.timed_out or not xml
                          else parse_junit(xml, module)[0].get(key, "error"))
     return PytestReport(verdicts, outcome.returncode, outcome.timed_out, wall, outcome.level,
-                        outcome.stdout[-4000:], collection_error=not keys)
+                        (outcome.stdout + outcome.stderr)[-4000:], collection_error=not keys)
 
 
 def collect_functions(sandbox: Sandbox, test_name: str, files: dict[str, str], overlay: Overlay | None,
