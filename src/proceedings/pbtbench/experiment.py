@@ -45,7 +45,7 @@ class PbtBenchConfig:
 
 
 CONFIGS = {
-    "tiny": PbtBenchConfig(problems=TINY_PROBLEMS, trigger_runs=0),
+    "tiny": PbtBenchConfig(problems=TINY_PROBLEMS, trigger_runs=0, jobs=3),  # one process per problem
     "small": PbtBenchConfig(problems=None, trigger_runs=5),
     "paper": PbtBenchConfig(problems=None, trigger_runs=20, runs_per_agent=3, wall_s=300.0),
 }
