@@ -122,7 +122,7 @@ class Sandbox:
             return self._run_in(run_dir, command, files, overlay, env or {}, import_names, compiled)
         finally:
             if not self.keep:
-                shutil.rmtree(run_dir, ignore_errors=True)
+                _remove_run_dir(run_dir)
 
     def _run_in(self, run_dir: Path, command: list[str], files: dict[str, str], overlay: Overlay | None,
                 env: dict[str, str], import_names: tuple[str, ...], compiled: tuple[str, ...]) -> RunOutcome:
@@ -233,6 +233,15 @@ def _kill_group(proc: subprocess.Popen, timed_out: bool) -> None:
         except subprocess.TimeoutExpired:
             pass
     proc.wait()
+
+
+def _remove_run_dir(run_dir: Path) -> None:
+    """Delete a run folder; retry once, since a killed namespace may still be exiting."""
+    for _ in range(2):
+        shutil.rmtree(run_dir, ignore_errors=True)
+        if not run_dir.exists():
+            return
+        time.sleep(0.5)
 
 
 def _chown_tree(root: Path, uid: int) -> None:
