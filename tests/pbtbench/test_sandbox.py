@@ -65,7 +65,7 @@ def test_an_infinite_loop_is_killed_at_the_timeout_with_its_children():
     started = time.perf_counter()
     outcome = Sandbox(Limits(wall_s=3, cpu_s=30)).run(pytest_command(["pbt_test.py"], 0), {"pbt_test.py": code})
     assert outcome.timed_out and outcome.returncode is None
-    assert time.perf_counter() - started < 10
+    assert time.perf_counter() - started < 20  # 3 s limit + 2 s grace, with room for a loaded machine
     assert not _alive(tag)
 
 
