@@ -158,7 +158,7 @@ def sample(
     tokenizer = load_text_tokenizer(nvium.config.tokenizer, nvium.config.vocab_size)
     ids = tokenizer.encode(prompt)
     if greedy:
-        console.print(prompt + tokenizer.decode(FullDepthSampler(nvium).greedy(ids, tokens)))
+        console.print(prompt + tokenizer.decode(FullDepthSampler(nvium).greedy(ids, tokens)), markup=False, highlight=False)
         return
     out = DeferredSampler(nvium, max_pending=max_pending).generate(ids, tokens, temperature=temperature, seed=seed)
     console.print(prompt + tokenizer.decode(out.tokens), markup=False, highlight=False)

@@ -107,7 +107,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         },
         paper=PAPER, config=asdict(cfg), seed=seed,
         notes=_notes(points, speed, cfg), artifacts=[str(p.relative_to(results_root())) for p in artifacts],
-        device=str(next(init.parameters()).device),
+        device=str(next(family[BASELINE].model.parameters()).device),
     )
 
 

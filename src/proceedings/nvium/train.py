@@ -148,12 +148,18 @@ def train(model: NviumForCausalLM, corpus: Corpus, cfg: TrainConfig, out_dir: Pa
           resume: bool = True, progress: bool = True,
           on_step: Callable[[int, dict], None] | None = None) -> TrainRecord:
     """Train `model` in place and save it to `out_dir` (safetensors + config.json) when finished."""
+    corpus.check_tokenizer(model.config.tokenizer, model.config.vocab_size)
+    corpus.check_fits(cfg.seq_len)
+    with _SigtermCatcher() as sigterm:  # from here on, SIGTERM means "checkpoint and stop"
+        return _train(model, corpus, cfg, Path(out_dir), resume, progress, on_step, sigterm)
+
+
+def _train(model: NviumForCausalLM, corpus: Corpus, cfg: TrainConfig, out_dir: Path, resume: bool,
+           progress: bool, on_step, sigterm: _SigtermCatcher) -> TrainRecord:
     from accelerate import Accelerator
     from tqdm.auto import tqdm
 
-    corpus.check_tokenizer(model.config.tokenizer, model.config.vocab_size)
-    corpus.check_fits(cfg.seq_len)
-    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     accelerator = Accelerator(cpu=cfg.device == "cpu", mixed_precision=cfg.mixed_precision)
     optimizer = make_optimizer(trainable_parameters(model, cfg.trainable), cfg)
     record = _restore(model, optimizer, out_dir / STATE_FILE) if resume else TrainRecord()
@@ -163,20 +169,19 @@ def train(model: NviumForCausalLM, corpus: Corpus, cfg: TrainConfig, out_dir: Pa
     ddp_model, optimizer = accelerator.prepare(model, optimizer)
     bar = tqdm(total=cfg.steps, initial=record.step, desc=out_dir.name, disable=not progress, unit="step")
     clock = _Lap()
-    with _SigtermCatcher() as sigterm:
-        for step in range(record.step, cfg.steps):
-            entry = _train_step(ddp_model, optimizer, corpus, cfg, step, accelerator)
-            record.history.append(entry)
-            record.step = step + 1
-            bar.update(1)
-            bar.set_postfix(loss=f"{entry['loss']:.3f}", depth=f"{entry['depth']:.2f}")
-            if on_step is not None:
-                on_step(step, entry)
-            if sigterm.requested:
-                record.interrupted = True
-                break
-            if record.step % cfg.checkpoint_every == 0 and record.step < cfg.steps:
-                _checkpoint(model, optimizer, record, out_dir, accelerator, clock)
+    for step in range(record.step, cfg.steps):
+        entry = _train_step(ddp_model, optimizer, corpus, cfg, step, accelerator)
+        record.history.append(entry)
+        record.step = step + 1
+        bar.update(1)
+        bar.set_postfix(loss=f"{entry['loss']:.3f}", depth=f"{entry['depth']:.2f}")
+        if on_step is not None:
+            on_step(step, entry)
+        if sigterm.requested:
+            record.interrupted = True
+            break
+        if record.step % cfg.checkpoint_every == 0 and record.step < cfg.steps:
+            _checkpoint(model, optimizer, record, out_dir, accelerator, clock)
     bar.close()
     record.finished = record.step >= cfg.steps
     if record.finished and accelerator.is_main_process:
