@@ -2,7 +2,10 @@
 
 Positives are plain samples from the watermarked model given held-out prompts; negatives are the
 human continuations of the same prompts and plain samples from the original model.  Each text is
-scored by the method's own detector (its z statistic), prompt tokens excluded.
+scored by the method's own detector (its z statistic), prompt tokens excluded.  Quality (PPL under
+the original model) is measured for the released model, the comparison the claim makes; after an
+attack only detection is measured (the attacker's model is not what the owner releases), which
+keeps the small evaluation inside its budget.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Callable
 
 import torch
 
-from proceedings.pro.detector import Detector
+from proceedings.pro.detector import Detector, Score
 from proceedings.pro.generation import perplexity, sample
 from proceedings.pro.metrics import detection_summary
 
@@ -43,18 +46,25 @@ class ConditionResult:
 
     z: list[float]
     detection: dict
-    ppl: float
+    ppl: float | None  # None where quality was not measured (after an attack)
     scored_tokens: float
     extras: dict = field(default_factory=dict)
 
 
+def scores(detector: Detector, prompts: torch.Tensor, continuations: torch.Tensor) -> list[Score]:
+    """The detector's score of each continuation, its prompt as context only."""
+    return [detector.score_ids(torch.cat([prompt, text]), prompt_len=len(prompt))
+            for prompt, text in zip(prompts, continuations)]
+
+
+def z_of(score: Score) -> float:
+    """The score's z; an unscorable (too short) text counts as -inf, i.e. as unwatermarked."""
+    return score.z if score.z is not None else -math.inf
+
+
 def z_scores(detector: Detector, prompts: torch.Tensor, continuations: torch.Tensor) -> list[float]:
-    """The z of each continuation (prompt as context only); unscorable texts count as -inf."""
-    zs = []
-    for prompt, text in zip(prompts, continuations):
-        score = detector.score_ids(torch.cat([prompt, text]), prompt_len=len(prompt))
-        zs.append(score.z if score.z is not None else -math.inf)
-    return zs
+    """The z of each continuation (prompt as context only)."""
+    return [z_of(score) for score in scores(detector, prompts, continuations)]
 
 
 def null_z(detector: Detector, data: EvalSet) -> list[float]:
@@ -62,26 +72,31 @@ def null_z(detector: Detector, data: EvalSet) -> list[float]:
 
 
 def evaluate_condition(model, detector: Detector, original_model, data: EvalSet, negatives: list[float],
-                       label: str, logits_processor=None) -> ConditionResult:
-    """Sample from `model`, score against `negatives`, and measure PPL under the original model."""
+                       label: str, logits_processor=None, quality: bool = True) -> ConditionResult:
+    """Sample from `model`, score against `negatives`, and (with `quality`) measure PPL under the
+    original model."""
     generations = sample(model, data.prompts, data.new_tokens, data.batch_size, data.seed + 1,
                          logits_processor=logits_processor, progress=f"sample {label}")
-    z = z_scores(detector, data.prompts, generations)
+    scored = scores(detector, data.prompts, generations)
+    z = [z_of(score) for score in scored]
     summary = detection_summary(z, negatives, seed=data.seed)
-    ppl = perplexity(original_model, data.prompts, generations, data.batch_size)
-    scored = [detector.score_ids(torch.cat([p, g]), len(p)).n_scored for p, g in zip(data.prompts, generations)]
-    log.info("%s: AUC %.3f, TPR@5%% %.3f, PPL %.2f", label, summary["auc"], summary["tpr_at_5fpr"], ppl)
-    return ConditionResult(z=z, detection=summary, ppl=ppl, scored_tokens=sum(scored) / len(scored))
+    ppl = perplexity(original_model, data.prompts, generations, data.batch_size) if quality else None
+    log.info("%s: AUC %.3f, TPR@5%% %.3f, PPL %s", label, summary["auc"], summary["tpr_at_5fpr"],
+             "-" if ppl is None else f"{ppl:.2f}")
+    return ConditionResult(z=z, detection=summary, ppl=ppl,
+                           scored_tokens=sum(score.n_scored for score in scored) / len(scored))
 
 
 def evaluate_under_attacks(model, detector: Detector, original_model, data: EvalSet, label: str,
                            attacks: dict[str, Callable]) -> dict[str, ConditionResult]:
-    """`clean` plus one entry per attack (each attack builds a new model; `model` is untouched)."""
+    """`clean` (detection and quality) plus one entry per attack (detection; each attack builds a new
+    model, `model` is untouched)."""
     negatives = null_z(detector, data)
     results = {"clean": evaluate_condition(model, detector, original_model, data, negatives, f"{label}/clean")}
     for name, attack in attacks.items():
         attacked = attack(model)
-        results[name] = evaluate_condition(attacked, detector, original_model, data, negatives, f"{label}/{name}")
+        results[name] = evaluate_condition(attacked, detector, original_model, data, negatives, f"{label}/{name}",
+                                           quality=False)
         del attacked
     return results
 

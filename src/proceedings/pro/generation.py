@@ -39,10 +39,13 @@ def sample(model, prompts: torch.Tensor, new_tokens: int, batch_size: int = 16, 
 def perplexity(model, prompts: torch.Tensor, continuations: torch.Tensor, batch_size: int = 16) -> float:
     """Mean over texts of exp(mean NLL of the continuation given its prompt) under `model`."""
     device = next(model.parameters()).device
+    new_tokens = continuations.shape[1]
     per_text = []
     for start in range(0, len(prompts), batch_size):
-        ids = torch.cat([prompts[start : start + batch_size], continuations[start : start + batch_size]], 1).to(device)
-        logits = model(input_ids=ids).logits[:, prompts.shape[1] - 1 : -1].float()
-        nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), ids[:, prompts.shape[1] :], reduction="none")
-        per_text.extend(math.exp(v) for v in nll.mean(1).tolist())
+        targets = continuations[start : start + batch_size].to(device)
+        ids = torch.cat([prompts[start : start + batch_size].to(device), targets], 1)
+        # logits only where they predict a continuation token: the prompt's would be thrown away
+        logits = model(input_ids=ids, logits_to_keep=new_tokens + 1).logits[:, :-1].float()
+        nll = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction="none")
+        per_text.extend(math.exp(v) for v in nll.view(len(ids), new_tokens).mean(1).tolist())
     return sum(per_text) / len(per_text)
