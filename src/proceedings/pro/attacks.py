@@ -35,7 +35,7 @@ def merge(model_a, model_b, alpha: float):
             if name not in state_b or state_b[name].shape != tensor.shape:
                 raise ProceedingsError(f"cannot merge: parameter '{name}' is missing or has another shape in model B")
             if tensor.is_floating_point():
-                tensor.mul_(1 - alpha).add_(state_b[name].to(tensor.dtype), alpha=alpha)
+                tensor.mul_(1 - alpha).add_(state_b[name].to(tensor), alpha=alpha)
     return merged
 
 
@@ -79,7 +79,8 @@ def noise(model, relative_std: float, seed: int = 0):
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for weight in _linear_weights(noisy):
-            weight.add_(torch.randn(weight.shape, generator=generator) * relative_std * weight.std())
+            draw = torch.randn(weight.shape, generator=generator).to(weight)  # seeded alike on any device
+            weight.add_(draw * relative_std * weight.std())
     return noisy
 
 
@@ -98,8 +99,9 @@ def finetune(model, blocks: torch.Tensor, steps: int, lr: float = 1e-5, batch_si
     params = [p for p in tuned.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
     generator = torch.Generator().manual_seed(seed)
+    device = next(tuned.parameters()).device
     for _ in tqdm(range(steps), desc="attack: fine-tune", leave=False):
-        batch = blocks[torch.randint(len(blocks), (batch_size,), generator=generator)]
+        batch = blocks[torch.randint(len(blocks), (batch_size,), generator=generator)].to(device)
         loss = language_model_loss(tuned(input_ids=batch).logits, batch)
         optimizer.zero_grad()
         loss.backward()

@@ -20,6 +20,7 @@ app = typer.Typer(help="PRO: precise and robust watermarks embedded in open LLM 
 console = Console()
 
 MODEL_HELP = "A model directory, a Hugging Face id, 'smollm2-135m', or 'tiny' (random 2-layer Llama)."
+DEVICE_HELP = "auto (this process's GPU if there is one, else the CPU), cpu, cuda or cuda:N."
 
 
 def _load(model: str, device: str = "cpu"):
@@ -27,6 +28,19 @@ def _load(model: str, device: str = "cpu"):
     from proceedings.pro.tiny_world import tiny_model
 
     return tiny_model() if model == "tiny" else load_model_dir(model, device=device)
+
+
+def _device(device: str) -> str:
+    """The device this process works on; `auto` is its own GPU under `accelerate launch`."""
+    import torch
+
+    from proceedings.core.runtime import choose_device
+
+    if device != "auto" or not torch.cuda.is_available():
+        return str(choose_device(device))  # on the CPU the trainer's Accelerator(cpu=True) sets up the processes
+    from accelerate import PartialState
+
+    return str(PartialState().device)
 
 
 def _tokenizer(spec: str):
@@ -64,6 +78,10 @@ def train(
     delta: float = typer.Option(2.0), context: int = typer.Option(2, help="PRO context width n / KGW k."),
     resume: bool = typer.Option(False, "--resume", help="Continue from the run directory's last checkpoint."),
     seed: int = typer.Option(0),
+    device: str = typer.Option("auto", help=DEVICE_HELP + " Several GPUs: `accelerate launch -m proceedings pro "
+                                                          "train ...` (data parallel)."),
+    mixed_precision: Optional[str] = typer.Option(None, help="no, or bf16 (fp32 weights, bf16 compute); default: "
+                                                             "Accelerate's setting."),
 ) -> None:
     """Embed a watermark in a model's weights (KGW distillation or PRO)."""
     from proceedings.core.runtime import set_threads
@@ -74,10 +92,11 @@ def train(
     set_threads()
     layers = None if train_layers == "all" else int(train_layers)
     config = TrainConfig(method=method, steps=steps, batch_size=batch_size, seq_len=seq_len, train_layers=layers,
-                         lr_model=lr, fpl=not no_fpl, freeze_policy=freeze_policy, seed=seed)
+                         lr_model=lr, fpl=not no_fpl, freeze_policy=freeze_policy, mixed_precision=mixed_precision,
+                         seed=seed)
     policy = PolicyConfig(n=context, delta=delta, gamma=gamma or 0.5, seed=seed)
     kgw = KGWConfig(gamma=gamma or 0.25, delta=delta, k=context)
-    lm, tokenizer = _load(model)
+    lm, tokenizer = _load(model, _device(device))
     blocks = token_blocks(read_documents(corpus), tokenizer, seq_len)
     trainer = WatermarkTrainer(lm, tokenizer, config, policy=policy, kgw=kgw)
     trainer.fit(blocks, out, resume=resume)
@@ -92,13 +111,14 @@ def generate(
     max_new_tokens: int = typer.Option(96), seed: int = typer.Option(0),
     decoding_watermark: Optional[Path] = typer.Option(None, help="A KGW key dir: watermark while decoding "
                                                                   "(the closed-source reference)."),
+    device: str = typer.Option("auto", help=DEVICE_HELP),
 ) -> None:
     """Sample completions (temperature 1, no top-k) for each prompt."""
     import torch
 
     from proceedings.pro.generation import sample
 
-    lm, tokenizer = _load(model)
+    lm, tokenizer = _load(model, _device(device))
     processor = None
     if decoding_watermark is not None:
         from proceedings.pro.detector import Detector
@@ -197,6 +217,7 @@ def evaluate(
     model: Optional[str] = typer.Option(None, help="A watermarked model dir (with --key and --original)."),
     key: Optional[Path] = typer.Option(None), original: Optional[str] = typer.Option(None, help=MODEL_HELP),
     prompts: int = typer.Option(32), new_tokens: int = typer.Option(96), seed: int = typer.Option(0),
+    device: str = typer.Option("auto", help=DEVICE_HELP + " (with --model; a preset picks its own)"),
 ) -> None:
     """The table: AUC, TPR@5%/1%, PPL, and AUC after merge 0.5 / int8 / fine-tuning."""
     if preset is not None:
@@ -205,7 +226,7 @@ def evaluate(
         result = get_system("pro").reproduce(preset, seed=seed)
         rows = {"pro": result.metrics, "kgw-distill": result.baseline, **result.metrics["ablations"]}
     elif model and key and original:
-        rows = {model: _evaluate_user_model(model, key, original, prompts, new_tokens, seed)}
+        rows = {model: _evaluate_user_model(model, key, original, prompts, new_tokens, seed, _device(device))}
     else:
         raise ProceedingsError("give --preset, or all of --model, --key and --original")
     table = Table(title="PRO evaluation")
@@ -218,7 +239,8 @@ def evaluate(
     console.print(table)
 
 
-def _evaluate_user_model(model: str, key: Path, original: str, prompts: int, new_tokens: int, seed: int) -> dict:
+def _evaluate_user_model(model: str, key: Path, original: str, prompts: int, new_tokens: int, seed: int,
+                         device: str) -> dict:
     from functools import partial
 
     from proceedings.pro import attacks
@@ -228,8 +250,8 @@ def _evaluate_user_model(model: str, key: Path, original: str, prompts: int, new
     from proceedings.pro.experiment import summarise
     from proceedings.pro.generation import sample
 
-    marked, tokenizer = _load(model)
-    base, _ = _load(original)
+    marked, tokenizer = _load(model, device)
+    base, _ = _load(original, device)
     split = split_corpus(read_documents(), tokenizer, 128, 32, new_tokens, prompts, seed)
     data = EvalSet(split.prompts, split.human, sample(base, split.prompts, new_tokens, seed=seed), new_tokens, seed=seed)
     checks = {"merge": lambda m: attacks.merge(m, base, 0.5), "int8": partial(attacks.quantize, bits=8),

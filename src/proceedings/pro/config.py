@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 METHODS = ("pro", "kgw-distill")
 FPL_KINDS = ("ft", "merge", "noise")
+MIXED_PRECISION = (None, "no", "bf16")  # None: Accelerate's own setting (`accelerate launch --mixed_precision`)
 
 
 @dataclass
@@ -67,6 +68,7 @@ class TrainConfig:
     freeze_policy: bool = False  # the frozen-random-policy ablation
     policy_warmup_steps: int = 100  # policy-only steps on balance + magnitude before joint training
     weights: LossWeights = field(default_factory=LossWeights)
+    mixed_precision: str | None = None  # "bf16" on GPUs: fp32 weights, bf16 compute (Accelerate autocast)
     checkpoint_every: int = 25
     keep_checkpoints: int = 2
     seed: int = 0

@@ -71,7 +71,7 @@ CONFIGS = {
         model="meta-llama/Llama-3.2-1B",
         policy=PolicyConfig(n=4),
         train=TrainConfig(steps=5000, batch_size=16, seq_len=256, train_layers=None, lr_model=1e-5,
-                          policy_warmup_steps=500, checkpoint_every=250),
+                          policy_warmup_steps=500, mixed_precision="bf16", checkpoint_every=250),
         kgw=KGWConfig(gamma=0.25, delta=2.0, k=1),
         ablations=("pro-nofpl", "pro-frozen"), n_prompts=500, prompt_len=50, new_tokens=200,
         finetune_steps=1500, finetune_lr=1e-5, gen_batch=64),
@@ -87,9 +87,11 @@ VARIANTS = {
 
 
 def load_original(cfg: ExperimentConfig, seed: int):
+    """The model to watermark, on a GPU when there is one; float32 weights (students train from
+    copies of it; `train.mixed_precision` gives bf16 compute)."""
     if cfg.model == "tiny":
         return tiny_model(seed=seed)
-    return load_causal_lm(cfg.model)
+    return load_causal_lm(cfg.model, dtype="float32")
 
 
 def train_variant(name: str, original, tokenizer, cfg: ExperimentConfig, blocks, scale: str, seed: int):

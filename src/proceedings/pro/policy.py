@@ -87,9 +87,11 @@ class WatermarkPolicy(nn.Module):
         return out / out.shape[-1] ** 0.5 if self.config.output == "embedding" else out
 
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
-        """(B, T) token ids -> (B, T, V) scores for the next token."""
-        out = self._direction(input_ids)
-        return torch.tanh(out @ self.encoder.table.T if self.config.output == "embedding" else out)
+        """(B, T) token ids -> (B, T, V) scores for the next token, in fp32 even under bf16 autocast:
+        the watermark is the sign of small scores, and the balance terms average V of them."""
+        with torch.autocast(input_ids.device.type, enabled=False):
+            out = self._direction(input_ids)
+            return torch.tanh(out @ self.encoder.table.T if self.config.output == "embedding" else out)
 
     def token_scores(self, input_ids: torch.Tensor) -> torch.Tensor:
         """(B, T-1) score M(context_t)[x_{t+1}] of each observed next token (what detection reads)."""

@@ -5,6 +5,12 @@ text (no generation needed).  KGW-distill's bias is a fixed keyed hash (Gu et al
 policy network trained jointly with the model (CAWP) under the perturbation-aware regularizer (FPL).
 A run directory holds `metrics.jsonl` (every loss term, every step), atomic checkpoints that
 `resume=True` continues exactly, the released `model/` and, apart from it, the secret `key/`.
+
+Hugging Face Accelerate places the run: CPU, one GPU (`mixed_precision="bf16"`: fp32 master
+weights, bf16 autocast), or several under `accelerate launch -m proceedings pro train ...`, where
+each process takes its share of every batch and gradients are averaged across processes before
+the optimiser step (what DDP does; the model is not wrapped because `SplitLM` calls its trunk and
+heads separately, which a DDP wrapper would not see).  Process 0 alone writes files.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import torch
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import load_checkpoint, restore_rng_state, rng_state, save_checkpoint, seed_everything
 from proceedings.pro import objectives, perturbation
-from proceedings.pro.config import FPL_KINDS, METHODS, KGWConfig, PolicyConfig, TrainConfig
+from proceedings.pro.config import FPL_KINDS, METHODS, MIXED_PRECISION, KGWConfig, PolicyConfig, TrainConfig
 from proceedings.pro.key import kgw_key, pro_key, save_key
 from proceedings.pro.kgw import KGWWatermark
 from proceedings.pro.policy import WatermarkPolicy
@@ -67,6 +73,22 @@ def watermark_bias(scores: torch.Tensor, delta: float) -> torch.Tensor:
     return delta * (1 + scores) / 2
 
 
+def _accelerator(model, config: TrainConfig):
+    """This process's Accelerate state: the CPU when the model is there, else Accelerate's device
+    (one GPU per process under `accelerate launch`)."""
+    from accelerate import Accelerator
+
+    return Accelerator(cpu=next(model.parameters()).device.type == "cpu", mixed_precision=config.mixed_precision)
+
+
+def _warn_low_precision(params: list[torch.Tensor]) -> None:
+    dtypes = {p.dtype for p in params} - {torch.float32}
+    if dtypes:
+        log.warning("trained weights are %s: AdamW steps below their resolution are lost; load the model in "
+                    "float32 and train with mixed_precision='bf16' (fp32 weights, bf16 compute)",
+                    ", ".join(map(str, sorted(dtypes, key=str))))
+
+
 def batch_indices(step: int, n_blocks: int, batch_size: int, seed: int) -> torch.Tensor:
     """Which corpus blocks step `step` reads: a fresh seeded permutation each epoch (no cursor state)."""
     per_epoch = max(n_blocks // batch_size, 1)
@@ -85,11 +107,18 @@ class WatermarkTrainer:
         unknown = set(config.fpl_kinds) - set(FPL_KINDS)
         if unknown:
             raise ProceedingsError(f"unknown FPL kind(s) {sorted(unknown)}; choose from {', '.join(FPL_KINDS)}")
+        if config.mixed_precision not in MIXED_PRECISION:
+            raise ProceedingsError(f"mixed_precision={config.mixed_precision!r}; choose one of {MIXED_PRECISION}")
         seed_everything(config.seed)
-        self.model, self.tokenizer, self.config = model, tokenizer, config
+        self.accelerator = _accelerator(model, config)
+        if config.batch_size % self.accelerator.num_processes:
+            raise ProceedingsError(f"batch_size={config.batch_size} does not split over "
+                                   f"{self.accelerator.num_processes} processes; use a multiple of it")
+        self.device = self.accelerator.device
+        self.model, self.tokenizer, self.config = model.to(self.device), tokenizer, config
         self.split = SplitLM(model, config.train_layers)
+        _warn_low_precision(self.split.trainable())
         groups = [{"params": self.split.trainable(), "lr": config.lr_model}]
-        self.device = next(model.parameters()).device
         if config.method == "pro":
             self.policy = WatermarkPolicy.for_model(model, policy or PolicyConfig()).to(self.device)
             self.policy.requires_grad_(not config.freeze_policy)
@@ -118,6 +147,7 @@ class WatermarkTrainer:
         optimizer = torch.optim.Adam(self.policy.parameters(), lr=self.config.lr_policy)
         self.policy.requires_grad_(True)
         for step in range(self.config.policy_warmup_steps):
+            # the whole batch in every process: the policies stay identical without communication
             batch = blocks[batch_indices(step, len(blocks), self.config.batch_size, self.config.seed + 1)].to(self.device)
             scores = self.policy(batch)
             loss = objectives.balance(scores) + objectives.unbiasedness(scores) + objectives.magnitude(scores)
@@ -152,47 +182,68 @@ class WatermarkTrainer:
         elif kind == "noise":
             deltas = perturbation.noise_delta(params, cfg.fpl_noise)
         else:
-            clean = objectives.language_model_loss(self.split.head(hidden), batch)
+            with self.accelerator.autocast():
+                clean = objectives.language_model_loss(self.split.head(hidden), batch)
             deltas = perturbation.forgetting_delta(params, clean, cfg.fpl_ft_step)
         with perturbation.perturbed(params, deltas):
-            scores = self.policy(batch)
-            loss = objectives.detectability(self.split.head(hidden), original_probs, scores)
+            with self.accelerator.autocast():
+                loss = objectives.detectability(self.split.head(hidden), original_probs, self.policy(batch))
             self._check_finite({"fpl": loss})
             (cfg.weights.fpl * loss).backward()
         return {"fpl": loss.detach(), f"fpl_{kind}": loss.detach()}
 
     def train_step(self, batch: torch.Tensor) -> dict[str, float]:
-        """One optimiser step on a (B, T) batch; returns every loss term and the green mass."""
+        """One optimiser step on a (B, T) batch (this process's share of it when several run);
+        returns every loss term and the green mass, averaged over processes."""
         cfg, w = self.config, self.config.weights
-        hidden = self.split.trunk(batch)
-        with torch.no_grad():
-            teacher_logits = self.split.head(hidden, teacher=True)
-        student_logits = self.split.head(hidden)
-        if cfg.method == "pro":
-            terms, scores = self._pro_terms(batch, teacher_logits, student_logits)
-            loss = (terms["kd"] + w.balance * terms["balance"] + w.unbiased * terms["unbiased"]
-                    + w.detect * terms["detect"] + w.null * terms["null"] + w.magnitude * terms["magnitude"])
-            green = scores.detach() > 0
-        else:
-            green = self.kgw.green(batch)
-            terms = {"kd": objectives.distillation_kl(teacher_logits + self.kgw.config.delta * green.float(),
-                                                      student_logits)}
-            loss = terms["kd"]
+        with self.accelerator.autocast():
+            hidden = self.split.trunk(batch)
+            with torch.no_grad():
+                teacher_logits = self.split.head(hidden, teacher=True)
+            student_logits = self.split.head(hidden)
+            if cfg.method == "pro":
+                terms, scores = self._pro_terms(batch, teacher_logits, student_logits)
+                loss = (terms["kd"] + w.balance * terms["balance"] + w.unbiased * terms["unbiased"]
+                        + w.detect * terms["detect"] + w.null * terms["null"] + w.magnitude * terms["magnitude"])
+                green = scores.detach() > 0
+            else:
+                green = self.kgw.green(batch)
+                terms = {"kd": objectives.distillation_kl(teacher_logits + self.kgw.config.delta * green.float(),
+                                                          student_logits)}
+                loss = terms["kd"]
         self._check_finite(terms)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if cfg.method == "pro" and cfg.fpl and self.step % cfg.fpl_every == 0:
             terms.update(self._fpl_term(hidden, batch, torch.softmax(teacher_logits, -1)))
         params = [p for group in self.optimizer.param_groups for p in group["params"]]
+        self._average_gradients(params)
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         self.optimizer.step()
         self.scheduler.step()
-        record = {name: float(value.detach()) for name, value in terms.items()}
-        record["loss"] = float(loss.detach())
         with torch.no_grad():
-            record["green_mass"] = float(objectives.green_mass(student_logits, green))
-            record["original_green_mass"] = float(objectives.green_mass(teacher_logits, green))
-        return record
+            terms["green_mass"] = objectives.green_mass(student_logits, green)
+            terms["original_green_mass"] = objectives.green_mass(teacher_logits, green)
+        terms["loss"] = loss
+        return self._averaged_record(terms)
+
+    def _average_gradients(self, params: list[torch.Tensor]) -> None:
+        """Mean gradient over processes (data parallelism); nothing to do in a single process."""
+        if self.accelerator.num_processes == 1:
+            return
+        for p in params:
+            grad = p.grad if p.grad is not None else torch.zeros_like(p)
+            p.grad = self.accelerator.reduce(grad, reduction="mean")
+
+    def _averaged_record(self, terms: dict[str, torch.Tensor]) -> dict[str, float]:
+        values = torch.stack([value.detach().float() for value in terms.values()])
+        if self.accelerator.num_processes > 1:
+            values = self.accelerator.reduce(values, reduction="mean")
+        return dict(zip(terms, values.tolist()))
+
+    def _local(self, batch: torch.Tensor) -> torch.Tensor:
+        """This process's rows of a global batch (all of it in a single process)."""
+        return batch[self.accelerator.process_index :: self.accelerator.num_processes].to(self.device)
 
     def _check_finite(self, terms: dict[str, torch.Tensor]) -> None:
         for name, value in terms.items():
@@ -226,6 +277,8 @@ class WatermarkTrainer:
         self.step = state["step"]
 
     def _checkpoint(self) -> None:
+        if not self.accelerator.is_main_process:
+            return
         save_checkpoint(self.files.checkpoints / f"step-{self.step:06d}.pt", self.state())
         for old in sorted(self.files.checkpoints.glob("step-*.pt"))[: -self.config.keep_checkpoints]:
             old.unlink()
@@ -236,9 +289,10 @@ class WatermarkTrainer:
         if state is None:
             raise ProceedingsError(f"nothing to resume in '{self.files.out}': no checkpoint; run without --resume")
         self.load_state(state)
-        kept = [line for line in self.files.metrics.read_text().splitlines()
-                if json.loads(line)["step"] < self.step] if self.files.metrics.exists() else []
-        self.files.metrics.write_text("".join(line + "\n" for line in kept))
+        if self.accelerator.is_main_process:
+            kept = [line for line in self.files.metrics.read_text().splitlines()
+                    if json.loads(line)["step"] < self.step] if self.files.metrics.exists() else []
+            self.files.metrics.write_text("".join(line + "\n" for line in kept))
         log.info("resumed from %s (step %d)", latest, self.step)
 
     def fit(self, blocks: torch.Tensor, out: Path | str, resume: bool = False,
@@ -247,25 +301,28 @@ class WatermarkTrainer:
         from tqdm.auto import tqdm
 
         self.files = RunFiles(Path(out))
-        self.files.checkpoints.mkdir(parents=True, exist_ok=True)
+        main = self.accelerator.is_main_process
         if resume:
             self._resume()
         else:
-            for stale in self.files.checkpoints.glob("step-*.pt"):
-                stale.unlink()
-            self.files.metrics.write_text("")
+            if main:
+                self.files.checkpoints.mkdir(parents=True, exist_ok=True)
+                for stale in self.files.checkpoints.glob("step-*.pt"):
+                    stale.unlink()
+                self.files.metrics.write_text("")
             if self.config.method == "pro" and self.config.policy_warmup_steps:
                 self.warm_start_policy(blocks)
         cfg = self.config
-        with self.files.metrics.open("a") as metrics, tqdm(total=cfg.steps, initial=self.step,
-                                                           desc=f"train {cfg.method}", leave=False) as bar:
+        with tqdm(total=cfg.steps, initial=self.step, desc=f"train {cfg.method}", leave=False,
+                  disable=not main) as bar:
             while self.step < cfg.steps:
-                batch = blocks[batch_indices(self.step, len(blocks), cfg.batch_size, cfg.seed)].to(self.device)
+                batch = blocks[batch_indices(self.step, len(blocks), cfg.batch_size, cfg.seed)]
                 started = time.perf_counter()
-                record = {"step": self.step, **self.train_step(batch)}
-                record["tokens_per_s"] = batch.numel() / (time.perf_counter() - started)
-                metrics.write(json.dumps(record) + "\n")
-                metrics.flush()
+                record = {"step": self.step, **self.train_step(self._local(batch))}
+                record["tokens_per_s"] = batch.numel() / (time.perf_counter() - started)  # all processes'
+                if main:
+                    with self.files.metrics.open("a") as metrics:
+                        metrics.write(json.dumps(record) + "\n")
                 self.step += 1
                 bar.update(1)
                 if self.step % cfg.checkpoint_every == 0 or self.step == cfg.steps:
@@ -280,7 +337,9 @@ class WatermarkTrainer:
 
     def release(self) -> None:
         """The watermarked model as a standard HF directory, and the key in a separate one."""
-        save_model_dir(self.model, self.tokenizer, self.files.model,
-                       {"made_by": "proceedings pro train", "method": self.config.method, "steps": self.step,
-                        "train": asdict(self.config)})
-        save_key(self.key(), self.files.key)
+        if self.accelerator.is_main_process:
+            save_model_dir(self.model, self.tokenizer, self.files.model,
+                           {"made_by": "proceedings pro train", "method": self.config.method, "steps": self.step,
+                            "processes": self.accelerator.num_processes, "train": asdict(self.config)})
+            save_key(self.key(), self.files.key)
+        self.accelerator.wait_for_everyone()
