@@ -27,6 +27,13 @@ def test_zero_intermediate_mass_gives_exactly_the_plain_transformer():
     assert torch.equal(out.exit_logits[-1], plain(idx).exit_logits[0])
 
 
+def test_shallow_reference_holds_the_first_layers_of_the_same_initial_model(routed_model):
+    shallow = matched_baseline(routed_model, n_layer=2)
+    assert shallow.config.n_layer == 2 and shallow.config.exits == (2,)
+    assert torch.equal(shallow.layers[1].mlp.down.weight, routed_model.layers[1].mlp.down.weight)
+    assert torch.equal(shallow.exit_norms[0].weight, routed_model.exit_norms[-1].weight)
+
+
 def test_mixture_likelihood_equals_a_brute_force_sum_over_exits(routed_model):
     idx = torch.randint(0, 256, (2, 17))
     targets = torch.randint(0, 256, (2, 17))

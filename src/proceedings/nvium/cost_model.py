@@ -48,26 +48,31 @@ def _time(fn, repeats: int) -> float:
 
 
 @torch.inference_mode()
-def measure_costs(model: NviumForCausalLM, max_chunk: int = 8, context: int = 128, repeats: int = 50) -> ChunkCosts:
-    """Time one layer on chunks of 1..max_chunk positions after `context` cached ones, and the rest."""
+def measure_costs(model: NviumForCausalLM, max_chunk: int = 8, context: int = 128, repeats: int = 20) -> ChunkCosts:
+    """T_layer(n) for n = 1..max_chunk after `context` cached positions, and the per-token extras.
+
+    A layer is timed the way decoding meets it: one sweep through every layer (each with its own weights
+    and cache), divided by the number of layers, so weights are not unrealistically hot in cache.
+    """
     model.eval()
     param = next(model.parameters())
-    cache = KVCache(model.config, context + max_chunk, param.device, param.dtype)
-    layer, d = model.layers[0], model.config.d_model
+    caches = [KVCache(model.config, context + max_chunk, param.device, param.dtype) for _ in model.layers]
+    d = model.config.d_model
     layer_s = {}
     for n in range(1, max_chunk + 1):
         x = torch.randn(1, n, d, device=param.device, dtype=param.dtype)
 
-        def run_chunk() -> None:
-            cache.length = context
-            layer(x, model.rotary, cache)
+        def sweep() -> None:
+            for layer, cache in zip(model.layers, caches):
+                cache.length = context
+                layer(x, model.rotary, cache)
 
-        layer_s[n] = _time(run_chunk, repeats)
+        layer_s[n] = _time(sweep, repeats) / len(model.layers)
     hidden = torch.randn(1, d, device=param.device, dtype=param.dtype)
     token = torch.tensor([[0]], device=param.device)
-    gate_s = _time(lambda: halts(model.gate_logit(0, hidden), 0.5), repeats) if model.gates else 0.0
-    head_s = _time(lambda: sample_token(model.exit_logits(0, hidden), 1.0, 0.5), repeats)
-    embed_s = _time(lambda: model.embed(token), repeats)
+    gate_s = _time(lambda: halts(model.gate_logit(0, hidden), 0.5), 10 * repeats) if model.gates else 0.0
+    head_s = _time(lambda: sample_token(model.exit_logits(0, hidden), 1.0, 0.5), 10 * repeats)
+    embed_s = _time(lambda: model.embed(token), 10 * repeats)
     return ChunkCosts(layer_s, gate_s, head_s, embed_s)
 
 

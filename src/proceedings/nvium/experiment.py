@@ -9,22 +9,19 @@ main N-vium's bpb is within 0.02 of the baseline's and its tokens/s are at least
 
 from __future__ import annotations
 
-import logging
 import shutil
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from proceedings.core.results import Result, artifact_dir, results_root
 from proceedings.core.runtime import check_scale, seed_everything
 from proceedings.nvium.data import SHAKESPEARE, Corpus, resolve_corpus
 from proceedings.nvium.evaluate import Evaluation, evaluate
-from proceedings.nvium.frontier import (BASELINE, FrontierPoint, TrainedModel, lambda_name, plot_frontier,
+from proceedings.nvium.frontier import (BASELINE, SHALLOW, FrontierPoint, TrainedModel, lambda_name, plot_frontier,
                                         train_family, write_csv)
 from proceedings.nvium.model import NviumConfig, NviumForCausalLM
 from proceedings.nvium.speed import SpeedReport, benchmark_models
 from proceedings.nvium.train import TrainConfig
-
-log = logging.getLogger(__name__)
 
 BPB_TOLERANCE = 0.02  # issue: N-vium bpb <= baseline + 0.02
 MIN_SPEEDUP = 1.2  # issue: tokens/s ratio >= 1.2
@@ -45,7 +42,6 @@ class ExperimentConfig:
     new_tokens: int
     max_pending: int = 16  # spec §2.3
     corpus: str = SHAKESPEARE
-    notes: list[str] = field(default_factory=list)
 
 
 CONFIGS = {
@@ -97,7 +93,9 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     per_step = cfg.train.tokens_per_step
     metrics = _metrics(family[main], evals[main], speed, main, evals[BASELINE], per_step)
     baseline = {"name": "standard transformer (same weights at init, same batches and optimiser)",
-                **_metrics(family[BASELINE], evals[BASELINE], speed, BASELINE, evals[BASELINE], per_step)}
+                **_metrics(family[BASELINE], evals[BASELINE], speed, BASELINE, evals[BASELINE], per_step),
+                "shallow_reference": {"n_layer": family[SHALLOW].model.config.n_layer, "bpb": evals[SHALLOW].bpb,
+                                      "speedup": speed.models[SHALLOW].speedup}}
     (runs / COMPLETE).touch()  # the next call starts afresh instead of resuming
     return Result(
         system="nvium", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline,
@@ -106,7 +104,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
             f"tokens/s ratio >= {MIN_SPEEDUP} (same engine, same run)": metrics["speedup"] >= MIN_SPEEDUP,
         },
         paper=PAPER, config=asdict(cfg), seed=seed,
-        notes=_notes(points, speed, cfg), artifacts=[str(p.relative_to(results_root())) for p in artifacts],
+        notes=_notes(points, speed), artifacts=[str(p.relative_to(results_root())) for p in artifacts],
         device=str(next(family[BASELINE].model.parameters()).device),
     )
 
@@ -126,7 +124,8 @@ def measure_family(family: dict[str, TrainedModel], corpus: Corpus, cfg: Experim
     evals = {name: evaluate(m.model, corpus, cfg.train.seq_len, cfg.eval_tokens) for name, m in family.items()}
     speed = benchmark_models({name: m.model for name, m in family.items()}, corpus.prompts(cfg.prompts, cfg.prompt_len),
                              cfg.new_tokens, max_pending=cfg.max_pending, seed=seed, progress=True)
-    points = [FrontierPoint(name, m.depth_penalty, evals[name].bpb, evals[name].mean_depth,
+    layers = family[BASELINE].model.config.n_layer
+    points = [FrontierPoint(name, m.depth_penalty, evals[name].bpb, evals[name].mean_depth * m.model.config.n_layer / layers,
                             speed.models[name].speedup, speed.models[name].predicted_speedup)
               for name, m in family.items()]
     return evals, speed, points
@@ -147,8 +146,9 @@ def _metrics(trained: TrainedModel, ev: Evaluation, speed: SpeedReport, name: st
     }
 
 
-def _notes(points: list[FrontierPoint], speed: SpeedReport, cfg: ExperimentConfig) -> str:
-    base = next(p for p in points if p.depth_penalty is None)
+def _notes(points: list[FrontierPoint], speed: SpeedReport) -> str:
+    base = next(p for p in points if p.name == BASELINE)
+    shallow = next(p for p in points if p.name == SHALLOW)
     within = [p for p in points if p.depth_penalty is not None and p.bpb <= base.bpb + BPB_TOLERANCE]
     frontier = "; ".join(f"λ={p.depth_penalty:g}: bpb {p.bpb:.4f} ({p.bpb - base.bpb:+.4f}), depth {p.mean_depth:.2f}, "
                          f"speed-up {p.speedup:.2f}x (predicted {p.predicted_speedup:.2f}x)"
@@ -157,5 +157,6 @@ def _notes(points: list[FrontierPoint], speed: SpeedReport, cfg: ExperimentConfi
     verdict = (f"fastest within {BPB_TOLERANCE} bpb of the baseline: λ={best.depth_penalty:g} at {best.speedup:.2f}x"
                if best else f"no λ stays within {BPB_TOLERANCE} bpb of the baseline")
     load = ", ".join(f"{x:.2f}" for x in speed.harness.load_average)
-    return (f"Baseline bpb {base.bpb:.4f}. Frontier: {frontier}. {verdict}. Benchmark load average {load} "
+    return (f"Baseline bpb {base.bpb:.4f}; a standard transformer as deep as the first exit: bpb {shallow.bpb:.4f} at "
+            f"{shallow.speedup:.2f}x. Frontier: {frontier}. {verdict}. Benchmark load average {load} "
             f"({speed.harness.threads} thread(s)); all models decode with DeferredSampler, temperature 1.")

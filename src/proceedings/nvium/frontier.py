@@ -1,7 +1,8 @@
 """The lambda frontier: what each depth penalty costs in bits per byte and buys in speed (spec §2.2).
 
-One initial model, copied: the matched baseline (single exit) and one N-vium per lambda are trained
-from the same weights on the same batches, then evaluated and benchmarked together. "No perplexity
+One initial model, copied: the matched baseline (single exit), the shallow reference (only as deep as
+the first exit) and one N-vium per lambda are trained from the same weights on the same batches, then
+evaluated and benchmarked together. "No perplexity
 cost" is read off the frontier as the largest lambda whose bits per byte stay within the tolerance of
 the baseline's, not claimed for a single point.
 """
@@ -21,6 +22,7 @@ from proceedings.nvium.model import NviumForCausalLM
 from proceedings.nvium.train import TrainConfig, TrainRecord, train
 
 BASELINE = "baseline"
+SHALLOW = "shallow"
 
 
 def lambda_name(depth_penalty: float) -> str:
@@ -31,19 +33,18 @@ def lambda_name(depth_penalty: float) -> str:
 class TrainedModel:
     model: NviumForCausalLM
     record: TrainRecord
-    depth_penalty: float | None  # None for the baseline
+    depth_penalty: float | None  # None for the two standard transformers
 
 
 def train_family(init: NviumForCausalLM, corpus: Corpus, cfg: TrainConfig, lambdas: tuple[float, ...],
                  runs_dir: Path, progress: bool = True) -> dict[str, TrainedModel]:
-    """The baseline and one N-vium per lambda, all from `init`'s weights, each in runs_dir/<name>."""
+    """Baseline, shallow reference and one N-vium per lambda, all from `init`'s weights, in runs_dir/<name>."""
+    untrained = {BASELINE: (matched_baseline(init), None),
+                 SHALLOW: (matched_baseline(init, n_layer=init.config.exits[0]), None)}
+    untrained.update({lambda_name(lam): (copy.deepcopy(init), lam) for lam in lambdas})
     family = {}
-    baseline = matched_baseline(init)
-    family[BASELINE] = TrainedModel(baseline, train(baseline, corpus, replace(cfg, depth_penalty=0.0),
-                                                     runs_dir / BASELINE, progress=progress), None)
-    for depth_penalty in lambdas:
-        model, name = copy.deepcopy(init), lambda_name(depth_penalty)
-        record = train(model, corpus, replace(cfg, depth_penalty=depth_penalty), runs_dir / name, progress=progress)
+    for name, (model, depth_penalty) in untrained.items():
+        record = train(model, corpus, replace(cfg, depth_penalty=depth_penalty or 0.0), runs_dir / name, progress=progress)
         family[name] = TrainedModel(model, record, depth_penalty)
     return family
 
@@ -53,7 +54,7 @@ class FrontierPoint:
     name: str
     depth_penalty: float | None
     bpb: float
-    mean_depth: float  # expected depth fraction under the router, validation set
+    mean_depth: float  # expected layers used per token under the router, as a fraction of the baseline's
     speedup: float  # measured tokens/s over the baseline's
     predicted_speedup: float
 
@@ -73,15 +74,17 @@ def plot_frontier(points: list[FrontierPoint], tolerance: float, path: Path | st
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    base = next(p for p in points if p.depth_penalty is None)
+    base = next(p for p in points if p.name == BASELINE)
+    shallow = next(p for p in points if p.name == SHALLOW)
     ours = sorted((p for p in points if p.depth_penalty is not None), key=lambda p: p.depth_penalty)
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, x_of, label in ((axes[0], lambda p: p.mean_depth, "mean depth (fraction of layers)"),
+    for ax, x_of, label in ((axes[0], lambda p: p.mean_depth, "mean depth (fraction of the baseline's layers)"),
                             (axes[1], lambda p: p.speedup, "measured speed-up over baseline (tokens/s ratio)")):
         ax.plot([x_of(p) for p in ours], [p.bpb for p in ours], "o-", color="tab:blue", label="N-vium")
         for p in ours:
             ax.annotate(f"λ={p.depth_penalty:g}", (x_of(p), p.bpb), textcoords="offset points", xytext=(4, 4))
-        ax.plot([x_of(base)], [base.bpb], "s", color="black", label="standard transformer")
+        ax.plot([x_of(base)], [base.bpb], "s", color="black", label="standard transformer (matched)")
+        ax.plot([x_of(shallow)], [shallow.bpb], "^", color="tab:red", label="standard, as deep as the first exit")
         ax.axhline(base.bpb + tolerance, ls="--", color="grey", lw=1, label=f"baseline + {tolerance:g} bpb")
         ax.set_xlabel(label)
         ax.grid(alpha=0.3)

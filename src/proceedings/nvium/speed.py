@@ -37,7 +37,7 @@ class ModelSpeed:
     latency_ms: float
     latency_reduction: float  # 1 - latency / baseline latency
     exit_counts: list[int]
-    mean_depth: float  # of the exits actually taken, as a fraction of the layers
+    mean_depth: float  # layers run per token for the exits actually taken, as a fraction of the baseline's
     ideal_speedup: float  # 1 / mean depth: chunks as cheap as single positions, no overheads
     predicted_speedup: float  # cost model: measured chunk costs, simulated frontier
 
@@ -64,11 +64,11 @@ def benchmark_models(models: dict[str, NviumForCausalLM], prompts: list[list[int
     predicted = {name: _predicted_seconds(m, report.stats[name].traces, max_pending, costs) / report.stats[name].tokens
                  for name, m in models.items()}  # seconds per token
     speeds = {}
+    reference_layers = models[reference].config.n_layer  # depth is counted in the baseline's layers
     for name, model in models.items():
         exits_taken = [e for t in report.stats[name].traces for e in t.extras["exits"]]
         counts = [exits_taken.count(e) for e in range(model.config.n_exits)]
-        fractions = model.config.depth_fractions()
-        mean_depth = sum(c * f for c, f in zip(counts, fractions)) / len(exits_taken)
+        mean_depth = sum(c * layers for c, layers in zip(counts, model.config.exits)) / len(exits_taken) / reference_layers
         speeds[name] = ModelSpeed(
             name=name, tokens_per_s=report.stats[name].tokens_per_s, speedup=report.speedup(name),
             latency_ms=report.stats[name].latency_ms_mean, latency_reduction=report.latency_reduction(name),
