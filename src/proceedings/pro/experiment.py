@@ -66,7 +66,7 @@ CONFIGS = {
         train=TrainConfig(steps=40, batch_size=4, seq_len=64, train_layers=4, lr_model=3e-4, lr_policy=1e-3,
                           fpl_every=2, policy_warmup_steps=60, checkpoint_every=20),
         kgw=KGWConfig(gamma=0.25, delta=2.0, k=1),
-        n_prompts=24, prompt_len=32, new_tokens=64, finetune_steps=10, finetune_lr=1e-4, gen_batch=24),
+        n_prompts=20, prompt_len=32, new_tokens=64, finetune_steps=10, finetune_lr=1e-4, gen_batch=20),
     "paper": ExperimentConfig(
         model="meta-llama/Llama-3.2-1B",
         policy=PolicyConfig(n=4),
