@@ -25,9 +25,10 @@ def _greedy(model, tok, prompt, n=2):
 def test_single_memit_nas_edit_flips_france_and_keeps_germany(smollm2, tmp_path):
     model, tok = copy.deepcopy(smollm2[0]), smollm2[1]
     assert _greedy(model, tok, "The capital of France is").startswith(" Paris")
-    hp = EditHparams.for_model(model, method="memit", nas=True, stats_tokens=4_000, nas_n_ref=4, v_num_grad_steps=10,
-                               **CONFIGS["small"].edit_overrides)  # the small scale's value solve
-    editor = Editor(model, tok, hp, cache_dir=tmp_path).prepare(table_requests(4, seed=1))
+    # the small scale's edit (one layer, its value solve) on a C_0 and a rho just big enough to be cheap
+    hp = EditHparams.for_model(model, method="memit", nas=True, stats_tokens=2_000, nas_n_ref=2, v_num_grad_steps=10,
+                               **CONFIGS["small"].edit_overrides)
+    editor = Editor(model, tok, hp, cache_dir=tmp_path).prepare(table_requests(2, seed=1))
     record = editor.edit([EditRequest("The capital of {} is", "France", " Lyon", " Paris")])
     assert record.status == "ok" and record.skipped == 0
     assert record.v_star_norms[0] == pytest.approx(editor.rho, rel=1e-4)
@@ -37,7 +38,7 @@ def test_single_memit_nas_edit_flips_france_and_keeps_germany(smollm2, tmp_path)
 
 def test_known_fact_requests_are_deterministic_counterfactuals(smollm2):
     model, tok = smollm2
-    facts = known_facts(model, tok, ["capital", "city_country"], top_k=1)
+    facts = known_facts(model, tok, ["capital"], top_k=1)
     assert ("capital", "France", "Paris") in facts and ("capital", "Australia", "Canberra") not in facts
     assert len(facts) >= 40
     first = requests_from_facts(facts, 12, seed=3)
