@@ -145,8 +145,9 @@ def comparison(base_dir: Path, nas_dir: Path) -> tuple[dict, dict]:
             "fluency": final.get("fluency"), "weight_growth": series["weight_ratio"][-1] - 1,
             "max_weight_growth": max(series["weight_ratio"]) - 1,
             "slope_early_per_100": 100 * early, "slope_late_per_100": 100 * late,
-            "v0_norm_first": series["v0_norm"][0], "v0_norm_last": series["v0_norm"][-1],
-            "v_star_raw_first": series["v_star_raw_norm"][0], "v_star_raw_last": series["v_star_raw_norm"][-1],
+            "v0_norm_first": _ends(series["v0_norm"])[0], "v0_norm_last": _ends(series["v0_norm"])[1],
+            "v_star_raw_first": _ends(series["v_star_raw_norm"])[0],
+            "v_star_raw_last": _ends(series["v_star_raw_norm"])[1],
             "horizon_edits": summary["horizon"]["edits"], "horizon_reached": summary["horizon"]["reached"],
             "skipped": summary["skipped"], "failed_batches": summary["failed_batches"], "rho": summary["rho"],
         })
@@ -154,6 +155,12 @@ def comparison(base_dir: Path, nas_dir: Path) -> tuple[dict, dict]:
     ours["long_run_gain"] = (ours["score"] - base["score"]) / base["score"]
     ours["horizon_ratio"] = ours["horizon_edits"] / base["horizon_edits"] if base["horizon_reached"] else None
     return base, ours
+
+
+def _ends(values: list[float]) -> tuple[float, float]:
+    """Means over the first and the last tenth of the batches (one edit per batch is noisy)."""
+    n = max(1, len(values) // 10)
+    return sum(values[:n]) / n, sum(values[-n:]) / n
 
 
 def growth_slopes(edits: list[int], ratios: list[float]) -> tuple[float, float]:
