@@ -89,3 +89,11 @@ def test_temperature_sharpens_each_exits_distribution(routed_model):
     cold = DeferredSampler(routed_model).generate(PROMPT, 200, temperature=0.05, seed=0)
     hot = DeferredSampler(routed_model).generate(PROMPT, 200, temperature=1.0, seed=0)
     assert len(set(cold.tokens)) < len(set(hot.tokens))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_deferred_sampler_on_a_gpu_emits_the_reference_tokens(routed_model):
+    model = routed_model.to("cuda")
+    deferred = DeferredSampler(model, max_pending=3).generate(PROMPT, 200, seed=0)
+    reference = FullDepthSampler(model).generate(PROMPT, 200, seed=0)
+    assert deferred.tokens == reference.tokens and deferred.exits == reference.exits

@@ -59,11 +59,12 @@ CONFIGS = {
         lambdas=(0.03, 0.01, 0.1), eval_tokens=None, prompts=20, prompt_len=32, new_tokens=224,
     ),
     # The paper's largest model: ~1.5B parameters, Quadrivium exits, bf16 on GPUs with Accelerate.
-    # Point it at a real pretraining corpus; Shakespeare is far too small for this model.
+    # Point it at a real pretraining corpus; Shakespeare is far too small for this model. batch_size is
+    # per process: 4 x 2048 tokens fit one H200 (32 ran out of its 140 GB); 8 GPUs make 32 sequences a step.
     "paper": ExperimentConfig(
         model=NviumConfig(vocab_size=49152, n_layer=28, d_model=2048, n_head=16, n_kv_head=4, d_ff=5632,
                           exits=(7, 14, 21, 28), max_seq_len=2048, tokenizer="smollm2-135m"),
-        train=TrainConfig(steps=20000, batch_size=32, seq_len=2048, lr=3e-4, min_lr=3e-5, warmup_steps=2000,
+        train=TrainConfig(steps=20000, batch_size=4, seq_len=2048, lr=3e-4, min_lr=3e-5, warmup_steps=2000,
                           device="auto", mixed_precision="bf16", checkpoint_every=500),
         lambdas=(0.03, 0.01, 0.1), eval_tokens=1_000_000, prompts=20, prompt_len=64, new_tokens=256,
     ),

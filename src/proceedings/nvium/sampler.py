@@ -39,10 +39,10 @@ class RandomDraws:
 
     def __init__(self, n_exits: int, seed: int) -> None:
         self.n_exits = n_exits
-        self.generator = torch.Generator().manual_seed(seed)
+        self.generator = torch.Generator().manual_seed(seed)  # on the CPU: the same draws whatever the device
 
     def next(self) -> tuple[list[float], float]:
-        u = torch.rand(self.n_exits, generator=self.generator, dtype=torch.float64).tolist()
+        u = torch.rand(self.n_exits, generator=self.generator, dtype=torch.float64, device="cpu").tolist()
         return u[:-1], u[-1]
 
 
@@ -55,7 +55,8 @@ def sample_token(logits: torch.Tensor, temperature: float, u: float) -> int:
     """Inverse-CDF sample of softmax(logits / T) with the uniform u."""
     probs = torch.softmax(logits.double().flatten() / temperature, dim=-1)
     cdf = probs.cumsum(-1)
-    index = int(torch.searchsorted(cdf, torch.tensor([u * cdf[-1].item()], dtype=torch.float64)).item())
+    target = torch.tensor([u * cdf[-1].item()], dtype=torch.float64, device=cdf.device)
+    index = int(torch.searchsorted(cdf, target).item())
     return min(index, probs.numel() - 1)
 
 
