@@ -48,7 +48,7 @@ CONFIGS = {
     # spec §5.2 "tiny": L=4, d=64, exits {1,2,3,4}; a pipeline check, too small to learn much.
     "tiny": ExperimentConfig(
         model=NviumConfig(n_layer=4, d_model=64, n_head=4, d_ff=192, exits=(1, 2, 3, 4), max_seq_len=256),
-        train=TrainConfig(steps=150, batch_size=8, seq_len=64, lr=3e-3, warmup_steps=20, checkpoint_every=1000),
+        train=TrainConfig(steps=100, batch_size=8, seq_len=64, lr=3e-3, warmup_steps=20, checkpoint_every=1000),
         lambdas=(0.03, 0.1), eval_tokens=8192, prompts=4, prompt_len=16, new_tokens=64,
     ),
     # spec §5.2 "small", sized to 20 min on one shared core (measured: see README).
