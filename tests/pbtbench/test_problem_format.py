@@ -14,12 +14,18 @@ def _copy(tmp_path, problem_id="cachetools-caches"):
 
 def test_every_shipped_problem_loads_with_its_bugs_and_properties():
     bench = Benchmark.load()
-    assert len(bench) >= 10
-    libraries = {p.library for p in bench}
-    assert len(libraries) >= 8
     for problem in bench:
         assert problem.bugs and all(b.property in problem.property_params for b in problem.bugs)
         assert all(doc.is_file() for doc in problem.docs)
+
+
+def test_shipped_benchmark_has_the_size_the_issue_asks_for():
+    """25 problems over >= 10 libraries, >= 80 admitted bugs (fresh locks), every level present."""
+    bench = Benchmark.load()
+    admitted = [bug for problem in bench for bug in problem.admitted_bugs()]
+    assert len(bench) >= 25 and len({p.library for p in bench}) >= 10
+    assert len(admitted) >= 80
+    assert {bug.level for bug in admitted} == {"L1", "L2", "L3"}
 
 
 @pytest.mark.parametrize("edit, field", [

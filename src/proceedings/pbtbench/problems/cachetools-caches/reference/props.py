@@ -1,4 +1,6 @@
 """Reference properties (hidden): one per bug."""
+import copy
+
 import cachetools
 from cachetools import keys
 
@@ -82,3 +84,49 @@ def prop_typed_keyword_types(calls: list[tuple[bool, int, int, bool, bool]]) -> 
         b = float(b % 2**20) if b_float else b % 2**20
         kwargs = {"b": b, "a": a} if swap else {"a": a, "b": b}
         assert describe(**kwargs) == [("a", type(a).__name__), ("b", type(b).__name__)]
+
+
+_CLOCK = [0]
+
+
+def _now() -> int:
+    return _CLOCK[0]
+
+
+def prop_ttl_copy_expires_like_original(ttl: int, ops: list[tuple[int, int]], later: list[int]) -> None:
+    """A deep copy of a TTLCache holds the same items as the original at every later time."""
+    if not 1 <= ttl <= 1000:
+        return
+    _CLOCK[0] = 0
+    cache = cachetools.TTLCache(maxsize=64, ttl=ttl, timer=_now)
+    for kind, key in ops:
+        if kind % 3 == 0:
+            cache[key] = key
+        elif kind % 3 == 1:
+            cache.get(key)
+        else:
+            _CLOCK[0] += 1
+    clone = copy.deepcopy(cache)
+    for step in later:
+        if not 0 <= step <= 1000:
+            continue
+        _CLOCK[0] += step
+        assert len(clone) == len(cache) and sorted(clone.items()) == sorted(cache.items()), _CLOCK[0]
+
+
+def prop_tlru_len_tracks_expiry(ops: list[tuple[int, int, int]]) -> None:
+    """len() and iteration of a TLRUCache count exactly the items whose expiration time lies ahead."""
+    _CLOCK[0] = 0
+    cache = cachetools.TLRUCache(maxsize=64, ttu=lambda key, value, now: now + value, timer=_now)
+    expires = {}
+    for op, key, value in ops:
+        if op % 3 == 0 and 1 <= value <= 1000 and len(expires) < 64:
+            cache[key] = value
+            expires[key] = _CLOCK[0] + value
+        elif op % 3 == 1 and 0 <= value <= 1000:
+            _CLOCK[0] += value
+        elif op % 3 == 2 and key in cache:
+            del cache[key]
+            del expires[key]
+        live = sorted(k for k, e in expires.items() if _CLOCK[0] < e)
+        assert len(cache) == len(live) and sorted(cache) == live, (_CLOCK[0], live)
