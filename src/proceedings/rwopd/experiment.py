@@ -63,8 +63,8 @@ CONFIGS = {
     "tiny": Config(model="tiny:64x2", train_pairs=200, teacher_steps=12, teacher_lr=3e-3, student_layers=1,
                    student_warm_steps=6, student_lr=3e-3, heldout=4, eval_samples=2, transfer_tasks=0,
                    arm=ArmConfig(steps=2, batch_prompts=2, rollouts=2, max_new_tokens=16, lr=1e-3, checkpoint_every=1)),
-    "small": Config(teacher_steps=128, student_layers=12, student_warm_steps=60, transfer_tasks=12,
-                    arm=ArmConfig(steps=8, batch_prompts=4, rollouts=4, max_new_tokens=40, lr=2e-4)),
+    "small": Config(student_layers=12, student_warm_steps=60, transfer_tasks=12,
+                    arm=ArmConfig(steps=12, batch_prompts=4, rollouts=4, max_new_tokens=40, lr=2e-4)),
     # The paper distils CodeV-SVA-14B into Qwen2.5-Coder-7B-Instruct; neither is available offline. This preset
     # runs the same pipeline on a GPU (bf16) from a 7B base: teacher = the model fine-tuned on 6k pairs,
     # student = its first 8 layers. It needs the weights in the Hugging Face cache.
