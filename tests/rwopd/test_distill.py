@@ -91,3 +91,8 @@ def test_unbiased_pass_at_k_and_sva_extraction():
     assert extract_sva(" sig_A |=> sig_B\nmore") == "sig_A |=> sig_B"
     assert extract_sva("```systemverilog\nassert property (@(posedge clk) a |-> b);\n```").startswith("assert property")
     assert extract_sva("   ") is None
+
+
+def test_pass_at_k_refuses_fewer_samples_than_k():
+    with pytest.raises(ProceedingsError, match="pass@5 needs at least 5 samples"):
+        pass_at_k(1, 0, 5)

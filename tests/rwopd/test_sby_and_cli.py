@@ -1,5 +1,6 @@
 """The SymbiYosys route agrees with z3; the CLI answers with verdicts and exit codes."""
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -60,3 +61,31 @@ def test_tiny_reproduce_writes_a_result_with_the_fixture_table():
     result = get_system("rwopd").reproduce("tiny")
     assert result.checks["every PEC fixture verdict matches its documented answer"]
     assert set(result.metrics["arms"]) == {"sft", "opd", "rft", "rwopd"}
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["check", "a", "a", "--depth", "-3"], "depth must be at least 1"),
+    (["check", "a", "a", "--semantics", "vhdl"], "unknown semantics"),
+    (["eval", "--bench", "generated", "--k", "one"], "bad --k"),
+    (["train", "--method", "ppo", "--scale", "tiny"], "unknown method 'ppo'"),
+])
+def test_bad_options_are_one_line_errors_before_any_work(args, needle):
+    from proceedings.core.errors import ProceedingsError
+
+    result = CliRunner().invoke(app, args)
+    assert isinstance(result.exception, ProceedingsError) and needle in str(result.exception)
+
+
+def test_samples_file_lines_and_k_beyond_n_are_one_line_errors(tmp_path):
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.rwopd.grammar import generate_pairs
+
+    task_id = generate_pairs(1, seed=2000, prefix="heldout")[0].id
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("not json\n")
+    result = CliRunner().invoke(app, ["eval", "--bench", "generated", "--limit", "1", "--samples", str(broken)])
+    assert isinstance(result.exception, ProceedingsError) and "broken.jsonl:1" in str(result.exception)
+    one = tmp_path / "one.jsonl"
+    one.write_text(json.dumps({"id": task_id, "samples": ["a"]}) + "\n")
+    result = CliRunner().invoke(app, ["eval", "--bench", "generated", "--limit", "1", "--samples", str(one), "--k", "1,5"])
+    assert isinstance(result.exception, ProceedingsError) and "pass@5 needs at least 5 samples" in str(result.exception)

@@ -110,6 +110,7 @@ def evaluate(
     """pass@k per temporal category for a model's samples, or the reference audit."""
     from proceedings.rwopd.harness import VerdictCache, evaluate_samples
 
+    ks = _parse_ks(k)
     tasks, testbench_of = _tasks(bench, data, limit)
     if references:
         from proceedings.rwopd.audit import audit_references
@@ -118,7 +119,6 @@ def evaluate(
     else:
         outputs = _samples_for(tasks, model, samples, n)
         evaluation = evaluate_samples(tasks, outputs, VerdictCache(), testbench_of)
-        ks = [int(x) for x in k.split(",")]
         report = {f"pass@{x}": evaluation.pass_at(x) for x in ks}
         report |= {f"pass@1_{c}": evaluation.pass_at(1, c) for c in ("combinational", "bounded", "unbounded")}
         report |= {"relaxed_pass@1": evaluation.pass_at(1, relaxed=True), "syntax@1": evaluation.syntax_rate(),
@@ -126,6 +126,16 @@ def evaluate(
     console.print_json(json.dumps(report))
     if out:
         out.write_text(json.dumps(report, indent=2))
+
+
+def _parse_ks(text: str) -> list[int]:
+    try:
+        ks = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ProceedingsError(f"bad --k '{text}'; write integers separated by commas, e.g. 1,5") from None
+    if min(ks) < 1:
+        raise ProceedingsError(f"bad --k '{text}'; every k must be at least 1")
+    return ks
 
 
 def _tasks(bench: str, data: Optional[Path], limit: Optional[int]):
@@ -144,10 +154,14 @@ def _tasks(bench: str, data: Optional[Path], limit: Optional[int]):
 def _samples_for(tasks, model: Optional[str], samples: Optional[Path], n: int) -> list[list[str]]:
     if samples is not None:
         rows = {}
-        for line in (_read(samples, "samples file") or "").splitlines():
+        for number, line in enumerate((_read(samples, "samples file") or "").splitlines(), 1):
             if line.strip():
-                record = json.loads(line)
-                rows[record["id"]] = record["samples"]
+                try:
+                    record = json.loads(line)
+                    rows[record["id"]] = list(record["samples"])
+                except (ValueError, KeyError, TypeError):
+                    raise ProceedingsError(f"{samples}:{number} is not a JSON object {{\"id\": ..., "
+                                           f"\"samples\": [...]}}") from None
         missing = [t.id for t in tasks if t.id not in rows]
         if missing:
             raise ProceedingsError(f"samples file lacks {len(missing)} task ids, e.g. {missing[:3]}")
@@ -191,12 +205,14 @@ def train(
     from dataclasses import replace
 
     from proceedings.core.runtime import check_scale, set_threads
-    from proceedings.rwopd.distill import train_arm
+    from proceedings.rwopd.distill import METHODS, train_arm
     from proceedings.rwopd.experiment import CONFIGS
     from proceedings.rwopd.grammar import generate_pairs
     from proceedings.rwopd.harness import VerdictCache
     from proceedings.rwopd.teacher import prepared_models
 
+    if method not in METHODS:  # before any model is loaded or built
+        raise ProceedingsError(f"unknown method '{method}'; choose one of: {', '.join(METHODS)}")
     set_threads()
     cfg = CONFIGS[check_scale(scale)]
     arm = replace(cfg.arm, steps=steps or cfg.arm.steps)

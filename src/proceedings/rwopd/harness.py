@@ -13,11 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.rwopd.pec import Verdict, check_equivalence, reward
 from proceedings.rwopd.prompting import extract_sva
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
+    if not 1 <= k <= n:  # the estimator is undefined with fewer than k samples (it would say 1.0)
+        raise ProceedingsError(f"pass@{k} needs at least {k} samples per task, got {n}; lower k or sample more")
     if n - c < k:
         return 1.0
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)

@@ -64,6 +64,8 @@ def _check(a, b, signals, testbench, semantics, depth, deadline) -> PECResult:
 
     if semantics not in SEMANTICS:
         raise ProceedingsError(f"unknown semantics '{semantics}'; choose one of: {', '.join(SEMANTICS)}")
+    if depth is not None and depth < 1:
+        raise ProceedingsError(f"depth must be at least 1 (or omitted for the default), got {depth}")
     if signals is None and testbench is None:
         from proceedings.rwopd.frontend import infer_signals
 
