@@ -71,3 +71,23 @@ def test_corpus_smaller_than_a_sequence_is_one_line(tmp_path, invoke):
     (tmp_path / "tiny.txt").write_text("Alas, poor Yorick!")
     result = invoke("train", "--out", tmp_path / "run", "--data", tmp_path / "tiny.txt", "--preset", "tiny")
     assert result.exit_code == 2 and "fewer than one sequence" in result.output
+
+
+def test_empty_or_negative_requests_are_one_line_before_any_work(tmp_path, data, invoke):
+    assert invoke("train", "--out", tmp_path / "m", "--data", data, "--preset", "tiny", "--steps", 1).exit_code == 0
+    model = tmp_path / "m"
+    bench = ("bench", "--model", model, "--baseline", model, "--data", data, "--prompt-len", 8)
+    cases = [
+        (("eval", "--model", model, "--data", data, "--seq-len", 0), "sequence length must be >= 1"),
+        (("eval", "--model", model, "--data", data, "--seq-len", 32, "--tokens", 8), "hold no window of 32"),
+        (("sample", "--model", model, "--tokens", -3), "new tokens must be >= 1"),
+        ((*bench, "--prompts", 0), "number of prompts must be >= 1"),
+        ((*bench, "--prompts", 1, "--tokens", 0), "at least one prompt and one new token"),
+        (("frontier", "--out", tmp_path / "fr", "--data", data, "--preset", "tiny", "--lambdas=0.1,-0.1", "--steps", 1),
+         "lambda must be >= 0"),
+    ]
+    for args, message in cases:
+        result = invoke(*args)
+        assert result.exit_code == 2, result.output
+        assert message in " ".join(result.output.split()) and "Traceback" not in result.output
+    assert not (tmp_path / "fr").exists()  # the bad lambda was refused before the baseline trained

@@ -189,6 +189,8 @@ class Corpus:
 
     def check_fits(self, seq_len: int) -> None:
         """Both splits must hold at least one training sequence (seq_len inputs + 1 target)."""
+        if seq_len < 1:
+            raise ProceedingsError(f"the sequence length must be >= 1, got {seq_len}")
         for split, ids in (("training", self.train), ("validation", self.val)):
             if len(ids) < seq_len + 1:
                 raise ProceedingsError(
@@ -226,6 +228,8 @@ class Corpus:
 
     def prompts(self, count: int, length: int) -> list[list[int]]:
         """`count` prompts of `length` tokens, evenly spaced over the held-out works."""
+        if count < 1:
+            raise ProceedingsError(f"the number of prompts must be >= 1, got {count}")
         stride = max(1, (len(self.val) - length) // count)
         return [self.val[i * stride:i * stride + length].astype(int).tolist() for i in range(count)]
 

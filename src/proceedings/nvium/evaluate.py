@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.nvium.data import Corpus
 from proceedings.nvium.mixture import exit_log_likelihoods, expected_depth
 from proceedings.nvium.model import NviumForCausalLM
@@ -31,6 +32,9 @@ def evaluate(model: NviumForCausalLM, corpus: Corpus, seq_len: int, max_tokens: 
     model.eval()
     device = next(model.parameters()).device
     windows = list(corpus.validation_windows(seq_len, max_tokens))
+    if not windows:
+        raise ProceedingsError(f"the first {max_tokens} validation tokens hold no window of {seq_len}; "
+                               "score more tokens or use a shorter --seq-len")
     total_nll, exit_nll, mass, depth, tokens = 0.0, None, None, 0.0, 0
     for i in range(0, len(windows), batch_size):
         x = torch.cat([w[0] for w in windows[i:i + batch_size]]).to(device)

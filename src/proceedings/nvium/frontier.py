@@ -42,9 +42,11 @@ def train_family(init: NviumForCausalLM, corpus: Corpus, cfg: TrainConfig, lambd
     untrained = {BASELINE: (matched_baseline(init), None),
                  SHALLOW: (matched_baseline(init, n_layer=init.config.exits[0]), None)}
     untrained.update({lambda_name(lam): (copy.deepcopy(init), lam) for lam in lambdas})
+    # every lambda is checked (TrainConfig refuses lambda < 0) before anything trains
+    settings = {name: replace(cfg, depth_penalty=lam or 0.0) for name, (_, lam) in untrained.items()}
     family = {}
     for name, (model, depth_penalty) in untrained.items():
-        record = train(model, corpus, replace(cfg, depth_penalty=depth_penalty or 0.0), runs_dir / name, progress=progress)
+        record = train(model, corpus, settings[name], runs_dir / name, progress=progress)
         family[name] = TrainedModel(model, record, depth_penalty)
     return family
 

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import atomic_write_text
 
 
@@ -91,6 +92,9 @@ def run_benchmark(decoders: dict[str, Decoder], prompts: list[list[int]], max_ne
     import torch
     from tqdm.auto import tqdm
 
+    if not prompts or max_new_tokens < 1:
+        raise ProceedingsError(f"a benchmark needs at least one prompt and one new token per prompt "
+                               f"(got {len(prompts)} prompts, {max_new_tokens} tokens)")
     names = list(decoders)
     if warmup:  # first calls pay for allocation and kernel selection
         for name in names:

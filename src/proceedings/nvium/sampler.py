@@ -109,6 +109,13 @@ class _CachedDecoder:
             x = layer(x, self.model.rotary, cache)
         self.length = len(ids)
 
+    @staticmethod
+    def _check_request(prompt: list[int], max_new_tokens: int) -> None:
+        if not prompt:
+            raise ProceedingsError("the prompt is empty; give at least one token")
+        if max_new_tokens < 1:
+            raise ProceedingsError(f"the number of new tokens must be >= 1, got {max_new_tokens}")
+
     def _check_temperature(self, temperature: float) -> None:
         if temperature <= 0:
             raise ProceedingsError(
@@ -121,8 +128,7 @@ class _CachedDecoder:
                  stop_token: int | None = None) -> Generation:
         """Sample up to `max_new_tokens` tokens after `prompt`; caches are complete on return."""
         self._check_temperature(temperature)
-        if not prompt:
-            raise ProceedingsError("the prompt is empty; give at least one token")
+        self._check_request(prompt, max_new_tokens)
         self._reset(len(prompt) + max_new_tokens)
         t0 = time.perf_counter()
         self._prefill(prompt[:-1])
@@ -235,8 +241,7 @@ class FullDepthSampler(_CachedDecoder):
     @torch.inference_mode()
     def greedy(self, prompt: list[int], max_new_tokens: int, stop_token: int | None = None) -> list[int]:
         """Argmax of the mixture p(y) = sum_e pi_e p_e(y) at every step."""
-        if not prompt:
-            raise ProceedingsError("the prompt is empty; give at least one token")
+        self._check_request(prompt, max_new_tokens)
         self._reset(len(prompt) + max_new_tokens)
         self._prefill(prompt[:-1])
         tokens, token = [], prompt[-1]
