@@ -1,0 +1,111 @@
+"""Property-based tests for h11 0.16.0 (h11-messages)."""
+from hypothesis import given, settings
+
+
+"""Reference properties (hidden): one per bug."""
+import h11
+
+
+def _events(conn: h11.Connection, data: bytes) -> list:
+    conn.receive_data(data)
+    events = []
+    while (event := conn.next_event()) not in (h11.NEED_DATA, h11.PAUSED):
+        events.append(event)
+    return events
+
+
+def _token(text: str) -> bool:
+    return bool(text) and text.isascii() and text.replace("-", "").isalnum()
+
+
+def prop_informational_responses_arrive(statuses: list[int]) -> None:
+    """Every 1xx response the server sends reaches the client as an InformationalResponse, in order."""
+    if not all(100 <= s <= 199 and s != 101 for s in statuses):
+        return
+    client, server = h11.Connection(h11.CLIENT), h11.Connection(h11.SERVER)
+    _events(server, client.send(h11.Request(method="GET", target="/", headers=[("Host", "a")]))
+            + client.send(h11.EndOfMessage()))
+    wire = b"".join(server.send(h11.InformationalResponse(status_code=s, headers=[])) for s in statuses)
+    wire += server.send(h11.Response(status_code=200, headers=[("Content-Length", "0")])) + server.send(h11.EndOfMessage())
+    received = _events(client, wire)
+    assert [(type(e).__name__, e.status_code) for e in received[:-1]] == (
+        [("InformationalResponse", s) for s in statuses] + [("Response", 200)])
+
+
+def prop_trailers_survive(trailers: list[tuple[str, str]], body: bytes) -> None:
+    """Trailer fields sent with EndOfMessage arrive in the receiver's EndOfMessage."""
+    if not body or not all(_token(n) and _token(v) for n, v in trailers):
+        return
+    client, server = h11.Connection(h11.CLIENT), h11.Connection(h11.SERVER)
+    wire = client.send(h11.Request(method="POST", target="/", headers=[("Host", "a"), ("Transfer-Encoding", "chunked")]))
+    wire += client.send(h11.Data(data=body)) + client.send(h11.EndOfMessage(headers=trailers))
+    end = _events(server, wire)[-1]
+    assert type(end) is h11.EndOfMessage
+    assert [(bytes(n), bytes(v)) for n, v in end.headers] == [(n.lower().encode(), v.encode()) for n, v in trailers]
+
+
+def prop_folded_header_lines(parts: list[str], indent: int) -> None:
+    """A header value continued on folded lines is read as the parts joined by single spaces."""
+    if not parts or not all(_token(p) for p in parts) or not 1 <= indent <= 8:
+        return
+    folded = ("\r\n" + " " * indent).join(parts)
+    raw = f"GET / HTTP/1.1\r\nHost: a\r\nX-Long: {folded}\r\n\r\n".encode()
+    request = _events(h11.Connection(h11.SERVER), raw)[0]
+    assert dict((bytes(n), bytes(v)) for n, v in request.headers)[b"x-long"] == " ".join(parts).encode()
+
+
+def prop_repeated_content_length(length: int, copies: int) -> None:
+    """`Content-Length: n, n, ...` frames a body of n bytes."""
+    if not 0 <= length <= 10_000 or not 1 <= copies <= 10:
+        return
+    value = ", ".join([str(length)] * copies)
+    raw = f"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: {value}\r\n\r\n".encode() + b"z" * length
+    events = _events(h11.Connection(h11.SERVER), raw)
+    assert type(events[-1]) is h11.EndOfMessage
+    assert b"".join(bytes(e.data) for e in events if type(e) is h11.Data) == b"z" * length
+
+
+def prop_continue_wait_ends_with_body(expect: list[str], body: list[bytes]) -> None:
+    """The server stops reporting that the client waits for 100-continue once body data arrives."""
+    if not expect or not body or not all(body) or not all(_token(e) for e in expect):
+        return
+    client, server = h11.Connection(h11.CLIENT), h11.Connection(h11.SERVER)
+    length = sum(len(b) for b in body)
+    request = h11.Request(method="PUT", target="/", headers=[("Host", "a"), ("Expect", ", ".join(expect)),
+                                                              ("Content-Length", str(length))])
+    _events(server, client.send(request))
+    waiting = any(e.lower() == "100-continue" for e in expect)
+    assert server.they_are_waiting_for_100_continue is waiting
+    for piece in body:
+        _events(server, client.send(h11.Data(data=piece)))
+        assert not server.they_are_waiting_for_100_continue and not client.client_is_waiting_for_100_continue
+
+
+@settings(max_examples=200)
+@given(statuses=...)
+def test_informational_responses_arrive(statuses: list[int]):
+    prop_informational_responses_arrive(statuses)
+
+
+@settings(max_examples=200)
+@given(trailers=..., body=...)
+def test_trailers_survive(trailers: list[tuple[str, str]], body: bytes):
+    prop_trailers_survive(trailers, body)
+
+
+@settings(max_examples=200)
+@given(parts=..., indent=...)
+def test_folded_header_lines(parts: list[str], indent: int):
+    prop_folded_header_lines(parts, indent)
+
+
+@settings(max_examples=200)
+@given(length=..., copies=...)
+def test_repeated_content_length(length: int, copies: int):
+    prop_repeated_content_length(length, copies)
+
+
+@settings(max_examples=200)
+@given(expect=..., body=...)
+def test_continue_wait_ends_with_body(expect: list[str], body: list[bytes]):
+    prop_continue_wait_ends_with_body(expect, body)

@@ -1,0 +1,71 @@
+"""Property-based tests for msgpack 1.2.4 (msgpack-roundtrip)."""
+from hypothesis import given, settings
+
+
+"""Reference properties (hidden): one per bug."""
+import msgpack
+
+
+def prop_dict_roundtrip(entries: list[tuple[str, int]]) -> None:
+    """Dicts of any size round-trip."""
+    value = dict(entries)
+    if not all(-2**63 <= v < 2**64 for v in value.values()):
+        return
+    assert msgpack.unpackb(msgpack.packb(value)) == value
+
+
+def prop_int_roundtrip(values: list[int]) -> None:
+    """Integers of every width round-trip."""
+    values = [v for v in values if -2**63 <= v < 2**64]
+    assert msgpack.unpackb(msgpack.packb(values)) == values
+
+
+def prop_text_roundtrip(text: str) -> None:
+    """Strings of any length round-trip."""
+    assert msgpack.unpackb(msgpack.packb(text)) == text
+
+
+def prop_ext_roundtrip(code: int, data: bytes) -> None:
+    """ExtType(code, data) round-trips for any data length."""
+    if not 0 <= code <= 127:
+        return
+    value = msgpack.ExtType(code, data)
+    assert msgpack.unpackb(msgpack.packb(value)) == value
+
+
+def prop_timestamp_roundtrip(seconds: int, nanoseconds: int) -> None:
+    """Timestamps round-trip for any seconds in the signed 64-bit range."""
+    if not (-2**63 <= seconds < 2**63 and 0 <= nanoseconds < 10**9):
+        return
+    value = msgpack.Timestamp(seconds, nanoseconds)
+    assert msgpack.unpackb(msgpack.packb(value)) == value
+
+
+@settings(max_examples=200)
+@given(entries=...)
+def test_dict_roundtrip(entries: list[tuple[str, int]]):
+    prop_dict_roundtrip(entries)
+
+
+@settings(max_examples=200)
+@given(text=...)
+def test_text_roundtrip(text: str):
+    prop_text_roundtrip(text)
+
+
+@settings(max_examples=200)
+@given(code=..., data=...)
+def test_ext_roundtrip(code: int, data: bytes):
+    prop_ext_roundtrip(code, data)
+
+
+@settings(max_examples=200)
+@given(seconds=..., nanoseconds=...)
+def test_timestamp_roundtrip(seconds: int, nanoseconds: int):
+    prop_timestamp_roundtrip(seconds, nanoseconds)
+
+
+@settings(max_examples=200)
+@given(values=...)
+def test_int_roundtrip(values: list[int]):
+    prop_int_roundtrip(values)

@@ -1,0 +1,55 @@
+"""Property-based tests for bidict 0.24.1 (bidict-updates)."""
+from hypothesis import given, settings
+
+
+"""Reference properties (hidden): one per bug."""
+from bidict import DROP_OLD, RAISE, BidictException, OnDup, OrderedBidict, bidict
+
+
+def prop_key_and_value_duplication_raises(base: dict[int, int], key: int, value: int) -> None:
+    """With the default policy, a key and a value that are both present in different items raise."""
+    b = bidict()
+    b.putall(base.items(), on_dup=OnDup(key=DROP_OLD, val=DROP_OLD))
+    before = dict(b)
+    if key in b and value in b.inverse and b[key] != value:
+        try:
+            b[key] = value
+        except BidictException:
+            assert dict(b) == before
+            return
+        raise AssertionError("key-and-value duplication was accepted")
+
+
+def prop_putall_fails_clean(base: list[tuple[int, int]], items: list[tuple[int, int]]) -> None:
+    """A putall that raises leaves the bidict unchanged."""
+    b = bidict()
+    b.putall(base, on_dup=OnDup(key=DROP_OLD, val=DROP_OLD))
+    before = dict(b)
+    try:
+        b.putall(items, on_dup=OnDup(key=RAISE, val=DROP_OLD))
+    except BidictException:
+        assert dict(b) == before
+        assert dict(b.inverse) == {v: k for k, v in before.items()}
+
+
+from hypothesis import strategies as st
+
+_small = st.integers(0, 5)
+
+STRATEGIES = {
+    "prop_key_and_value_duplication_raises": dict(base=st.dictionaries(_small, _small, min_size=2), key=_small, value=_small),
+    "prop_putall_fails_clean": dict(base=st.lists(st.tuples(_small, _small), min_size=5, max_size=8),
+                                    items=st.lists(st.tuples(_small, _small), min_size=2, max_size=3)),
+}
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_key_and_value_duplication_raises'])
+def test_key_and_value_duplication_raises(base, key, value):
+    prop_key_and_value_duplication_raises(base, key, value)
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_putall_fails_clean'])
+def test_putall_fails_clean(base, items):
+    prop_putall_fails_clean(base, items)
