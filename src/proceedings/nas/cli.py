@@ -41,11 +41,12 @@ def _model(spec: str, device: str):
 
 
 def _hparams(model, method: str, nas: bool, layers: Optional[str], lam: Optional[float],
-             module_tmp: Optional[str], **more):
+             module_tmp: Optional[str], preset: Optional[dict] = None, **more):
+    """EditHparams for `model`: its preset, then the experiment preset's fields, then the CLI flags."""
     from proceedings.core.errors import ProceedingsError
     from proceedings.nas.hparams import EditHparams
 
-    overrides = {"method": method, "nas": nas, "rewrite_module_tmp": module_tmp, **more}
+    overrides = {**(preset or {}), "method": method, "nas": nas, "rewrite_module_tmp": module_tmp, **more}
     if layers:
         try:
             overrides["layers"] = tuple(int(x) for x in layers.split(","))
@@ -172,7 +173,7 @@ def stream(run_dir: Path = typer.Argument(..., help="Run directory (created, or 
     else:
         found = _preset(preset)
         hp = _hparams(lm, method, nas, layers, lam if lam is not None else found.get("mom2_update_weight"), module_tmp,
-                      **found.get("hparams", {}))
+                      preset=found.get("hparams"))
         requests = load_requests(data) if data else _known_or_invented(lm, tok, model, n, seed, top_k)
         cfg = StreamConfig(batch_size=batch_size or found.get("batch_size", 1),
                            eval_every=eval_every if eval_every is not None else found.get("eval_every", 0),
