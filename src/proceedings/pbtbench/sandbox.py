@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import logging
 import os
 import re
 import resource
@@ -34,6 +35,8 @@ from pathlib import Path
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.pbtbench.overlay import Overlay
+
+log = logging.getLogger(__name__)
 
 
 LEVELS = ("namespaces", "user-namespaces", "process-group")
@@ -81,12 +84,20 @@ class RunOutcome:
 
 @functools.lru_cache(maxsize=None)
 def available_level() -> str:
-    """The best isolation level this machine supports (probed once)."""
+    """The best isolation level this machine supports (probed once).
+
+    `namespaces` also needs user `nobody` to import pytest and Hypothesis from this interpreter: a
+    virtual environment inside a private folder (mode 0700, e.g. under /root or from `mktemp -d`)
+    is unreadable to it, and root then falls back to `user-namespaces`.
+    """
     if shutil.which("unshare"):
         if os.geteuid() == 0 and shutil.which("setpriv"):
-            if _probe(["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount", "true"]):
+            as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--",
+                         sys.executable, "-c", "import pytest, hypothesis"]
+            if _probe(["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount"] + as_nobody):
                 return "namespaces"
-        elif _probe(["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--mount", "true"]):
+            log.warning("user nobody cannot import pytest/hypothesis from %s; sandbox level falls back", sys.prefix)
+        if _probe(["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--mount", "true"]):
             return "user-namespaces"
     return "process-group"
 
