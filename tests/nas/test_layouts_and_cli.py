@@ -75,6 +75,6 @@ def test_experiment_preset_layers_reach_the_cli_hparams_and_flags_win(tiny_editi
     from proceedings.nas.cli import _hparams, _preset
 
     model, _ = tiny_editing
-    preset = {**_preset("small")["hparams"], "layers": (2,)}  # the small preset names one layer
+    preset = {**_preset("small").edit_fields(), "layers": (2,)}  # the small preset names one layer
     assert _hparams(model, "memit", True, None, 1500.0, None, preset=preset).layers == (2,)
     assert _hparams(model, "memit", True, "1,3", 1500.0, None, preset=preset).layers == (1, 3)

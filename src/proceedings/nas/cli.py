@@ -172,13 +172,13 @@ def stream(run_dir: Path = typer.Argument(..., help="Run directory (created, or 
         cfg = replace(StreamConfig(**params["stream"]), max_minutes=max_minutes, stop_after_batches=None)
     else:
         found = _preset(preset)
-        hp = _hparams(lm, method, nas, layers, lam if lam is not None else found.get("mom2_update_weight"), module_tmp,
-                      preset=found.get("hparams"))
+        hp = _hparams(lm, method, nas, layers, lam, module_tmp, preset=found.edit_fields() if found else None)
         requests = load_requests(data) if data else _known_or_invented(lm, tok, model, n, seed, top_k)
-        cfg = StreamConfig(batch_size=batch_size or found.get("batch_size", 1),
-                           eval_every=eval_every if eval_every is not None else found.get("eval_every", 0),
-                           checkpoint_every=checkpoint_every, max_edits=max_edits, max_minutes=max_minutes,
-                           on_error=on_error, ppl_tokens=found.get("ppl_tokens", StreamConfig.ppl_tokens))
+        defaults = found.stream_config() if found else StreamConfig()
+        cfg = replace(defaults, batch_size=batch_size or defaults.batch_size,
+                      eval_every=eval_every if eval_every is not None else defaults.eval_every,
+                      checkpoint_every=checkpoint_every, max_edits=max_edits, max_minutes=max_minutes,
+                      on_error=on_error)
     summary = run_stream(lm, tok, requests, hp, run_dir, cfg, resume=resume, corpus=corpus)
     if not summary["complete"]:
         console.print(f"stopped after {summary['batches_done']} batches; continue with --resume")
@@ -187,20 +187,16 @@ def stream(run_dir: Path = typer.Argument(..., help="Run directory (created, or 
     console.print(f"run written to {run_dir}")
 
 
-def _preset(name: Optional[str]) -> dict:
-    """The experiment preset's stream settings, as overrides."""
+def _preset(name: Optional[str]):
+    """The experiment preset named by --preset (None without one)."""
     if name is None:
-        return {}
+        return None
     from proceedings.core.errors import ProceedingsError
     from proceedings.nas.experiment import CONFIGS
 
     if name not in CONFIGS:
         raise ProceedingsError(f"unknown preset '{name}'; choose one of: {', '.join(CONFIGS)}")
-    cfg = CONFIGS[name]
-    hparams = {"v_num_grad_steps": cfg.v_num_grad_steps, "nas_n_ref": cfg.nas_n_ref,
-               "stats_tokens": cfg.stats_tokens, **cfg.edit_overrides}
-    return {"mom2_update_weight": cfg.mom2_update_weight, "batch_size": cfg.batch_size,
-            "eval_every": cfg.eval_every, "ppl_tokens": cfg.ppl_tokens, "hparams": hparams}
+    return CONFIGS[name]
 
 
 def _run_params(run_dir: Path) -> dict:

@@ -44,6 +44,14 @@ class NASExperiment:
     ppl_tokens: int = 2048
     edit_overrides: dict = field(default_factory=dict)  # EditHparams fields that differ from the preset
 
+    def edit_fields(self) -> dict:
+        """The EditHparams fields this experiment sets over the model's preset (the CLI's --preset too)."""
+        return {"mom2_update_weight": self.mom2_update_weight, "v_num_grad_steps": self.v_num_grad_steps,
+                "nas_n_ref": self.nas_n_ref, "stats_tokens": self.stats_tokens, **self.edit_overrides}
+
+    def stream_config(self) -> StreamConfig:
+        return StreamConfig(batch_size=self.batch_size, eval_every=self.eval_every, ppl_tokens=self.ppl_tokens)
+
 
 CONFIGS = {
     # the random model's hidden states are small: MEMIT's own clamp / lr / decay (spec §2.4) let edits through
@@ -73,13 +81,11 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     model, tok = load_model(cfg.model)
     requests, reference = stream_requests(model, tok, cfg, seed)
     out = artifact_dir("nas", scale)
-    stream_cfg = StreamConfig(batch_size=cfg.batch_size, eval_every=cfg.eval_every, ppl_tokens=cfg.ppl_tokens)
+    stream_cfg = cfg.stream_config()
     runs, metrics, baselines, checks = {}, {}, {}, {}
     for method in cfg.methods:
         for nas in (False, True):
-            hp = EditHparams.for_model(model, method=method, nas=nas, mom2_update_weight=cfg.mom2_update_weight,
-                                       v_num_grad_steps=cfg.v_num_grad_steps, nas_n_ref=cfg.nas_n_ref,
-                                       stats_tokens=cfg.stats_tokens, **cfg.edit_overrides)
+            hp = EditHparams.for_model(model, method=method, nas=nas, **cfg.edit_fields())
             label = f"{method}{'+nas' if nas else ''}"
             run_dir = _fresh(out / "runs" / label)
             run_stream(copy.deepcopy(model), tok, requests, hp, run_dir, stream_cfg, reference_requests=reference)

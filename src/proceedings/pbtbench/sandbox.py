@@ -38,7 +38,6 @@ from proceedings.pbtbench.overlay import Overlay
 
 log = logging.getLogger(__name__)
 
-
 LEVELS = ("namespaces", "user-namespaces", "process-group")
 NOBODY = 65534
 _PR_SET_PDEATHSIG = 1
