@@ -2,9 +2,8 @@
 
 One initial model, copied: the matched baseline (single exit), the shallow reference (only as deep as
 the first exit) and one N-vium per lambda are trained from the same weights on the same batches, then
-evaluated and benchmarked together. "No perplexity
-cost" is read off the frontier as the largest lambda whose bits per byte stay within the tolerance of
-the baseline's, not claimed for a single point.
+evaluated and benchmarked together. "No perplexity cost" is read off the frontier as the largest
+lambda whose bits per byte stay within the tolerance of the baseline's, not claimed for a single point.
 """
 
 from __future__ import annotations
