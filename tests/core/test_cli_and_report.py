@@ -1,12 +1,17 @@
+import json
+import os
 import subprocess
 import sys
 import time
+
+import pytest
 
 from typer.testing import CliRunner
 
 from proceedings.cli import app
 from proceedings.core import results
-from proceedings.core.report import render
+from proceedings.core.errors import ProceedingsError
+from proceedings.core.report import render, write_report
 from proceedings.registry import SYSTEMS, get_system
 from tests.core.test_results import make_result
 
@@ -53,27 +58,42 @@ def test_report_says_not_run_and_never_a_number_for_systems_without_results(tmp_
     rows = [line for line in text.splitlines() if line.startswith("| `")]
     assert len(rows) == 19
     pro_row = next(r for r in rows if r.startswith("| `pro`"))
-    assert "auc: 0.97 (paper 0.99)" in pro_row and "**yes**" in pro_row
+    assert "**reproduced (2/2 checks)**" in pro_row
     for row in rows:
         if not row.startswith("| `pro`"):
-            assert "not run" in row and "0." not in row
+            assert row.endswith("| not run | - | - |")
 
 
-def test_report_links_saved_plots(tmp_path):
-    results.save(make_result(artifacts=["pro/tiny/roc.png"]), root=tmp_path)
-    text = render(root=tmp_path, report_dir=tmp_path / "docs")
-    assert "![pro/tiny/roc.png](../pro/tiny/roc.png)" in text
+def test_report_embeds_saved_plots_in_html_and_links_them_in_markdown(tmp_path):
+    plot = tmp_path / "pro" / "tiny" / "roc.png"
+    plot.parent.mkdir(parents=True)
+    plot.write_bytes(b"\x89PNG\r\n\x1a\n fake")
+    results.save(make_result(artifacts=["pro/tiny/roc.png", "pro/tiny/missing.png"]), root=tmp_path)
+    md, page = write_report(root=tmp_path, report_dir=tmp_path / "docs")
+    assert "![pro/tiny/roc.png](../pro/tiny/roc.png)" in md.read_text()
+    assert "[pro/tiny/missing.png](../pro/tiny/missing.png)" in md.read_text()
+    assert 'src="data:image/png;base64,' in page.read_text() and "http" not in page.read_text()
 
 
 def test_version():
     assert run_cli("--version").stdout.startswith("proceedings ")
 
 
-def test_a_damaged_record_is_reported_without_hiding_the_others(tmp_path):
+def test_a_damaged_or_unknown_record_stops_the_report_and_leaves_the_old_one(tmp_path):
+    docs = tmp_path / "docs"
     results.save(make_result(system="nas", scale="tiny"), root=tmp_path)
-    damaged = tmp_path / "pro" / "tiny.json"
-    damaged.parent.mkdir(parents=True)
-    damaged.write_text("{ not json")
-    text = render(root=tmp_path, report_dir=tmp_path / "docs")
-    assert "unreadable result:" in next(l for l in text.splitlines() if l.startswith("| `pro`"))
-    assert "**yes**" in next(l for l in text.splitlines() if l.startswith("| `nas`"))
+    write_report(root=tmp_path, report_dir=docs)
+    before = {p.name: p.read_text() for p in docs.iterdir()}
+    record = json.loads((tmp_path / "nas" / "tiny.json").read_text())
+    record["schema_version"] = 99
+    (tmp_path / "pro").mkdir()
+    (tmp_path / "pro" / "tiny.json").write_text(json.dumps(record))
+    env = {**os.environ, "PROCEEDINGS_RESULTS": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "proceedings", "report", "--out", str(docs)],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "schema version 99" in done.stderr and "pro/tiny.json" in done.stderr
+    assert {p.name: p.read_text() for p in docs.iterdir()} == before
+    (tmp_path / "pro" / "tiny.json").write_text("{ not json")
+    with pytest.raises(ProceedingsError, match="not valid JSON"):
+        render(root=tmp_path, report_dir=docs)

@@ -1,8 +1,12 @@
 """The Result record every `reproduce(scale)` returns, saved as `results/<slug>/<scale>.json`.
 
-`reproduced` is never stored by hand: the experiment supplies `checks`, one entry per condition of
-the paper's claim (the condition as text -> whether the measured numbers satisfy it), and
-`reproduced` is their conjunction. The conditions' text is kept in the record as the rule.
+`reproduced` is never stored by hand: the experiment's `verdict` supplies `checks`, one entry per
+condition of the paper's claim (the condition as text -> whether the measured numbers satisfy it),
+and `reproduced` is their conjunction. The conditions' text is kept in the record as the rule.
+
+`paper` holds only numbers the paper states (`paper_source` says where: the abstract or a spec
+section quoting it); the project's own theoretical predictions go in `predicted`. A run over
+several seeds keeps every seed's numbers and their spread in `seeds` (schema 2).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from typing import Any
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import SCALES, atomic_write_text, check_scale
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_SCHEMAS = (1, 2)  # schema 1 lacks paper_source, predicted and seeds; they default to empty
 RESULTS_ENV = "PROCEEDINGS_RESULTS"
 
 
@@ -30,14 +35,17 @@ class Result:
     metrics: dict[str, Any]  # the method's measured numbers
     baseline: dict[str, Any]  # what it is compared against: {"name": ..., <metric>: ...}
     checks: dict[str, bool]  # each condition of the claim -> does the measurement satisfy it
-    paper: dict[str, Any] = field(default_factory=dict)  # the paper's numbers, for comparison
+    paper: dict[str, Any] = field(default_factory=dict)  # numbers the paper states, for comparison
+    paper_source: str = ""  # where those numbers are stated ("abstract", "spec §4 quoting Table 2")
+    predicted: dict[str, Any] = field(default_factory=dict)  # this project's own theoretical predictions
     config: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
+    seeds: dict[str, Any] = field(default_factory=dict)  # several seeds: {"seeds", "per_seed", "spread"}
     notes: str = ""  # what falls short, and why
     artifacts: list[str] = field(default_factory=list)  # plots etc., relative to the results root
     device: str = "cpu"
-    duration_s: float = 0.0
-    cpu_s: float = 0.0
+    duration_s: float | None = None  # set by the runner that timed it; None = not measured
+    cpu_s: float | None = None
     versions: dict[str, str] = field(default_factory=dict)
     created: str = ""
     schema_version: int = SCHEMA_VERSION
@@ -68,12 +76,13 @@ class Result:
     @classmethod
     def from_dict(cls, record: dict[str, Any], source: str = "<dict>") -> "Result":
         version = record.get("schema_version")
-        if version != SCHEMA_VERSION:
+        if version not in READABLE_SCHEMAS:
             raise ProceedingsError(
-                f"{source}: schema version {version!r}, this package reads {SCHEMA_VERSION}; re-run the experiment"
+                f"{source}: schema version {version!r}, this package reads "
+                f"{', '.join(map(str, READABLE_SCHEMAS))}; re-run the experiment or update proceedings"
             )
         known = {f.name for f in fields(cls)}
-        result = cls(**{k: v for k, v in record.items() if k in known})
+        result = cls(**{k: v for k, v in record.items() if k in known and k != "schema_version"})
         if "reproduced" in record and record["reproduced"] != result.reproduced:
             raise ProceedingsError(
                 f"{source}: 'reproduced' is {record['reproduced']} but its checks say {result.reproduced}; "

@@ -126,6 +126,7 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a written file gets the usual mode
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -136,6 +137,12 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> Path:
             os.unlink(tmp)
         raise
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: Path | str, text: str) -> Path:

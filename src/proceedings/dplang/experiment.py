@@ -110,7 +110,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                   "np_exponent_f1": identification["np_last"], "np_exponent_g1": generation["np_last"],
                   "np_exponent_f1_spec_window": identification["np_spec"]},
         checks=checks,
-        paper=SPEC_PROTOTYPE,
+        predicted=SPEC_PROTOTYPE,  # the spec's prototype, not the paper's: the abstract states no numbers
         config=asdict(cfg), seed=seed, artifacts=[f"dplang/{scale}/{p.name}" for p in artifacts],
         notes=notes(cfg, identification, knee),
     )
@@ -422,7 +422,7 @@ def metrics(identification, generation, knee, minimality, countable, lower, agre
 def notes(cfg, identification, knee) -> str:
     return (
         "Objectives and algorithms are the project's own reconstruction (spec §2, [inferred]); the abstract gives no "
-        "numbers, so 'paper' holds the spec's prototype values. Rates are universal (distribution-dependent "
+        "numbers, so the 'predicted' column holds the spec's prototype values (not the paper's). Rates are universal (distribution-dependent "
         f"constants): ratios are exponents fitted on the last {cfg.window} points of the n grid (n up to "
         f"{cfg.n_high}) divided by the non-private exponent. The pure ratio is concave in eps below the knee, not "
         f"linear (Chernoff: -ln M(eps/2)); min(1, eps/eps*) with eps* = {knee:.3g} fits it within the stated tolerance. "

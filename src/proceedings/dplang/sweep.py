@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from tqdm import tqdm
+from proceedings.core.progress import progress_bar
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import atomic_write_text
@@ -103,7 +103,7 @@ def run_grid(plan: Sequence[tuple[Arm, Sequence[int]]], store: PointStore, seed:
     """Fill the store with every (arm, n) of the plan not already in it; saves after each arm."""
     todo = [(arm, [n for n in ns if (arm, n) not in store.points]) for arm, ns in plan]
     todo = [(arm, ns) for arm, ns in todo if ns]
-    for arm, ns in tqdm(todo, desc="dplang grid", unit="arm", disable=not progress or not todo):
+    for arm, ns in progress_bar(todo, desc="dplang grid", unit="arm", disable=not progress or not todo):
         learner, instance = arm.learner(), family(arm.family)
         for n in ns:
             store.points[(arm, n)] = error_point(instance, learner, n, arm.method, arm.trials, seed)

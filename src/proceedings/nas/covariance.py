@@ -43,7 +43,7 @@ def key_second_moments(model: "PreTrainedModel", layout: ModuleLayout, layers: S
     it exists to test resumption.
     """
     import torch
-    from tqdm import tqdm
+    from proceedings.core.progress import progress_bar
 
     state = load_checkpoint(state_file) or {"next": 0, "count": 0, "sums": {}}
     sums: dict[int, torch.Tensor] = state["sums"]
@@ -57,7 +57,7 @@ def key_second_moments(model: "PreTrainedModel", layout: ModuleLayout, layers: S
         lambda mod, args, out, layer=layer: on_input(mod, args, layer)) for layer in layers]
     batches = range(state["next"], len(chunks), batch_size)
     try:
-        for done, start in enumerate(tqdm(batches, desc="C_0 statistics", unit="batch", leave=False), 1):
+        for done, start in enumerate(progress_bar(batches, desc="C_0 statistics", unit="batch", leave=False), 1):
             group = chunks[start:start + batch_size]
             width = max(map(len, group))
             ids = torch.tensor([c + [0] * (width - len(c)) for c in group], device=device)

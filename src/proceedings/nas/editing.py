@@ -132,10 +132,10 @@ class Editor:
 
         def solve_norms() -> list[float]:
             import torch
-            from tqdm import tqdm
+            from proceedings.core.progress import progress_bar
 
             norms, chunk = [], REF_CHUNK
-            with tqdm(total=len(requests), desc="reference norm rho", leave=False) as bar:
+            with progress_bar(total=len(requests), desc="reference norm rho", leave=False) as bar:
                 while len(norms) < len(requests):
                     group = requests[len(norms):len(norms) + chunk]
                     try:

@@ -82,7 +82,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     requests, reference = stream_requests(model, tok, cfg, seed)
     out = artifact_dir("nas", scale)
     stream_cfg = cfg.stream_config()
-    runs, metrics, baselines, checks = {}, {}, {}, {}
+    runs, metrics, baselines = {}, {"editors": list(cfg.methods)}, {}
     for method in cfg.methods:
         for nas in (False, True):
             hp = EditHparams.for_model(model, method=method, nas=nas, **cfg.edit_fields())
@@ -94,13 +94,12 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         prefix = "" if method == cfg.methods[0] else f"{method}_"
         metrics.update({prefix + k: v for k, v in ours.items()})
         baselines.update({prefix + k: v for k, v in base.items()})
-        checks.update({f"{method}: {rule}": holds for rule, holds in verdict(base, ours).items()})
     plot = plot_runs(runs, out / "norms_and_scores.png", title=f"NAS, {scale}: {cfg.model}, layers {list(hp.layers)}, "
                      f"batch {cfg.batch_size}, lambda={cfg.mom2_update_weight:g}")
     return Result(
         system="nas", scale=scale, claim=CLAIM, metrics=metrics,
         baseline={"name": f"{' / '.join(m.upper() for m in cfg.methods)} without NAS (same stream)", **baselines},
-        checks=checks, paper=PAPER, config=asdict(cfg), seed=seed, notes=notes(scale, cfg, metrics, baselines),
+        checks=verdict(metrics, baselines), paper=PAPER, paper_source="abstract", config=asdict(cfg), seed=seed, notes=notes(scale, cfg, metrics, baselines),
         artifacts=[str(plot.relative_to(results_root()))], device=str(next(model.parameters()).device))
 
 
@@ -178,15 +177,21 @@ def growth_slopes(edits: list[int], ratios: list[float]) -> tuple[float, float]:
     return early, late
 
 
-def verdict(base: dict, ours: dict) -> dict[str, bool]:
-    """The claim's conditions, each decided by the measured numbers."""
-    return {
-        "the base editor's ||W||_F grows faster than linear (late slope > early slope)":
-            base["slope_late_per_100"] > base["slope_early_per_100"] and base["weight_growth"] > 0,
-        "NAS keeps ||W||_F within +10 % of the original": ours["max_weight_growth"] <= 0.10,
-        "NAS ends with the higher edit score S": ours["score"] > base["score"],
-        "NAS ends with the lower held-out perplexity": ours["ppl"] < base["ppl"],
-    }
+def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
+    """The claim's conditions for every editor in `metrics["editors"]` (the first one's numbers are
+    unprefixed, the others' carry "<editor>_"), each decided by the measured numbers."""
+    checks = {}
+    for i, editor in enumerate(metrics["editors"]):
+        prefix = "" if i == 0 else f"{editor}_"
+        ours, base = (lambda key: metrics[prefix + key]), (lambda key: baseline[prefix + key])
+        checks.update({
+            f"{editor}: the base editor's ||W||_F grows faster than linear (late slope > early slope)":
+                base("slope_late_per_100") > base("slope_early_per_100") and base("weight_growth") > 0,
+            f"{editor}: NAS keeps ||W||_F within +10 % of the original": ours("max_weight_growth") <= 0.10,
+            f"{editor}: NAS ends with the higher edit score S": ours("score") > base("score"),
+            f"{editor}: NAS ends with the lower held-out perplexity": ours("ppl") < base("ppl"),
+        })
+    return checks
 
 
 def notes(scale: str, cfg: NASExperiment, metrics: dict, baselines: dict) -> str:

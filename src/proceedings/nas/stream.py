@@ -55,7 +55,7 @@ def run_stream(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", request
                corpus: str | Path | None = None, reference_requests: Sequence[EditRequest] | None = None,
                cache_dir: Path | None = None, progress: bool = True) -> dict:
     """Edit `requests` in order, batch by batch; returns the summary (also written to summary.json)."""
-    from tqdm import tqdm
+    from proceedings.core.progress import progress_bar
 
     run_dir = Path(run_dir)
     requests = list(requests)[: cfg.max_edits]
@@ -75,7 +75,7 @@ def run_stream(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", request
     records = _truncate_log(run_dir / "edits.jsonl", done)
     batches = [requests[i:i + cfg.batch_size] for i in range(0, len(requests), cfg.batch_size)]
     started, this_call = time.perf_counter(), 0
-    bar = tqdm(total=len(batches), initial=done, desc=f"{hp.method}{'+NAS' if hp.nas else ''}", unit="batch",
+    bar = progress_bar(total=len(batches), initial=done, desc=f"{hp.method}{'+NAS' if hp.nas else ''}", unit="batch",
                disable=not progress, leave=False)
     while done < len(batches):
         record = editor.edit(batches[done])

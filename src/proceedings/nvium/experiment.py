@@ -100,14 +100,20 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     (runs / COMPLETE).touch()  # the next call starts afresh instead of resuming
     return Result(
         system="nvium", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline,
-        checks={
-            f"N-vium bpb <= baseline bpb + {BPB_TOLERANCE}": metrics["bpb"] <= baseline["bpb"] + BPB_TOLERANCE,
-            f"tokens/s ratio >= {MIN_SPEEDUP} (same engine, same run)": metrics["speedup"] >= MIN_SPEEDUP,
-        },
-        paper=PAPER, config=asdict(cfg), seed=seed,
+        checks=verdict(metrics, baseline),
+        paper=PAPER, paper_source="abstract: 57.9 % wall-clock speedup (read as a tokens/s ratio of 1.579) at no perplexity cost",
+        config=asdict(cfg), seed=seed,
         notes=_notes(points, speed), artifacts=[str(p.relative_to(results_root())) for p in artifacts],
         device=str(next(family[BASELINE].model.parameters()).device),
     )
+
+
+def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
+    """No perplexity cost (within the tolerance) and faster decoding, measured in the same run."""
+    return {
+        f"N-vium bpb <= baseline bpb + {BPB_TOLERANCE}": metrics["bpb"] <= baseline["bpb"] + BPB_TOLERANCE,
+        f"tokens/s ratio >= {MIN_SPEEDUP} (same engine, same run)": metrics["speedup"] >= MIN_SPEEDUP,
+    }
 
 
 def _runs_dir(scale: str, seed: int) -> Path:

@@ -90,7 +90,7 @@ def run_benchmark(decoders: dict[str, Decoder], prompts: list[list[int]], max_ne
                   seed: int = 0, warmup: bool = True, progress: bool = False) -> BenchmarkReport:
     """Decode every prompt with every decoder (rotating the order) and summarise; first name = reference."""
     import torch
-    from tqdm.auto import tqdm
+    from proceedings.core.progress import progress_bar
 
     if not prompts or max_new_tokens < 1:
         raise ProceedingsError(f"a benchmark needs at least one prompt and one new token per prompt "
@@ -102,7 +102,7 @@ def run_benchmark(decoders: dict[str, Decoder], prompts: list[list[int]], max_ne
     traces = {name: [] for name in names}
     cpu = {name: 0.0 for name in names}
     load_before = os.getloadavg()
-    for i, prompt in enumerate(tqdm(prompts, desc="benchmark", disable=not progress, unit="prompt")):
+    for i, prompt in enumerate(progress_bar(prompts, desc="benchmark", disable=not progress, unit="prompt")):
         for name in names[i % len(names):] + names[:i % len(names)]:
             cpu0 = time.process_time()
             traces[name].append(decoders[name](prompt, max_new_tokens, seed + i))

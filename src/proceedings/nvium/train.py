@@ -157,7 +157,7 @@ def train(model: NviumForCausalLM, corpus: Corpus, cfg: TrainConfig, out_dir: Pa
 def _train(model: NviumForCausalLM, corpus: Corpus, cfg: TrainConfig, out_dir: Path, resume: bool,
            progress: bool, on_step, sigterm: _SigtermCatcher) -> TrainRecord:
     from accelerate import Accelerator
-    from tqdm.auto import tqdm
+    from proceedings.core.progress import progress_bar
 
     out_dir.mkdir(parents=True, exist_ok=True)
     accelerator = Accelerator(cpu=cfg.device == "cpu", mixed_precision=cfg.mixed_precision)
@@ -167,7 +167,7 @@ def _train(model: NviumForCausalLM, corpus: Corpus, cfg: TrainConfig, out_dir: P
         log.info("%s already finished %d steps; nothing to do", out_dir, record.step)
         return record
     ddp_model, optimizer = accelerator.prepare(model, optimizer)
-    bar = tqdm(total=cfg.steps, initial=record.step, desc=out_dir.name, disable=not progress, unit="step")
+    bar = progress_bar(total=cfg.steps, initial=record.step, desc=out_dir.name, disable=not progress, unit="step")
     clock = _Lap()
     for step in range(record.step, cfg.steps):
         entry = _train_step(ddp_model, optimizer, corpus, cfg, step, accelerator)

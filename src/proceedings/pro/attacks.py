@@ -87,7 +87,7 @@ def noise(model, relative_std: float, seed: int = 0):
 def finetune(model, blocks: torch.Tensor, steps: int, lr: float = 1e-5, batch_size: int = 4,
              train_layers: int | None = None, seed: int = 0):
     """Continued next-token training on clean (N, T) blocks: the user's fine-tune that forgets."""
-    from tqdm.auto import tqdm
+    from proceedings.core.progress import progress_bar
 
     from proceedings.pro.objectives import language_model_loss
 
@@ -100,7 +100,7 @@ def finetune(model, blocks: torch.Tensor, steps: int, lr: float = 1e-5, batch_si
     optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=0.0)
     generator = torch.Generator().manual_seed(seed)
     device = next(tuned.parameters()).device
-    for _ in tqdm(range(steps), desc="attack: fine-tune", leave=False):
+    for _ in progress_bar(range(steps), desc="attack: fine-tune", leave=False):
         batch = blocks[torch.randint(len(blocks), (batch_size,), generator=generator)].to(device)
         loss = language_model_loss(tuned(input_ids=batch).logits, batch)
         optimizer.zero_grad()

@@ -223,7 +223,7 @@ def evaluate(
     if preset is not None:
         from proceedings.registry import get_system
 
-        result = get_system("pro").reproduce(preset, seed=seed)
+        result = get_system("pro").reproduce(preset, seeds=(seed,))
         rows = {"pro": result.metrics, "kgw-distill": result.baseline, **result.metrics["ablations"]}
     elif model and key and original:
         rows = {model: _evaluate_user_model(model, key, original, prompts, new_tokens, seed, _device(device))}

@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 CLAIM = ("A watermark policy trained jointly with the LLM, plus a perturbation-aware regularizer, is "
          "detected at least as well as KGW distillation at equal steps without worse perplexity, and "
          "keeps a higher AUC after a 0.5-ratio merge.")
+MERGE_ALPHA = 0.5  # the merge attack the verdict is stated on (paper: a 0.5-ratio merge)
 PAPER = {"tpr_at_1fpr": 0.92, "ppl_reduction_vs_best_prior": 0.205, "auc_merge": 0.87, "baseline_auc_merge": 0.79}
 
 
@@ -46,7 +47,7 @@ class ExperimentConfig:
     n_prompts: int = 32
     prompt_len: int = 32
     new_tokens: int = 96
-    merge_alpha: float = 0.5
+    merge_alpha: float = MERGE_ALPHA
     finetune_steps: int = 20
     finetune_lr: float = 1e-4
     gen_batch: int = 16
@@ -174,19 +175,24 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     plot_roc(z_for_plot, out / "roc.png", f"PRO vs KGW distillation ({scale}, {cfg.train.steps} steps)")
     plot_green_gap(curves, out / "green_gap.png", f"What each student learnt ({scale})")
     pro, kgw = rows["pro"], rows["kgw-distill"]
-    checks = {
-        "PRO AUC >= KGW-distill AUC (equal steps)": pro["auc"] >= kgw["auc"],
-        "PRO TPR@5%FPR >= KGW-distill TPR@5%FPR": pro["tpr_at_5fpr"] >= kgw["tpr_at_5fpr"],
-        "PRO PPL <= 1.05 x KGW-distill PPL": pro["ppl"] <= 1.05 * kgw["ppl"],
-        f"PRO AUC after alpha={cfg.merge_alpha} merge > KGW-distill's": pro["auc_merge"] > kgw["auc_merge"],
-    }
+    checks = verdict(pro, kgw)
     metrics = {**pro, "ablations": {name: rows[name] for name in cfg.ablations},
                "decoding_kgw_reference": reference, "peak_rss_gib": peak_rss_gib()}
     return Result(
         system="pro", scale=scale, claim=CLAIM, metrics=metrics, baseline={"name": "KGW logit distillation", **kgw},
-        checks=checks, paper=PAPER, config=asdict(cfg), seed=seed, notes=notes(rows, checks),
+        checks=checks, paper=PAPER, paper_source="abstract", config=asdict(cfg), seed=seed, notes=notes(rows, checks),
         artifacts=[f"pro/{scale}/roc.png", f"pro/{scale}/green_gap.png"], device=str(next(original.parameters()).device),
     )
+
+
+def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
+    """The claim's four conditions on PRO's numbers (`metrics`) against KGW distillation's (`baseline`)."""
+    return {
+        "PRO AUC >= KGW-distill AUC (equal steps)": metrics["auc"] >= baseline["auc"],
+        "PRO TPR@5%FPR >= KGW-distill TPR@5%FPR": metrics["tpr_at_5fpr"] >= baseline["tpr_at_5fpr"],
+        "PRO PPL <= 1.05 x KGW-distill PPL": metrics["ppl"] <= 1.05 * baseline["ppl"],
+        f"PRO AUC after alpha={MERGE_ALPHA} merge > KGW-distill's": metrics["auc_merge"] > baseline["auc_merge"],
+    }
 
 
 def decoding_reference(original, tokenizer, cfg: ExperimentConfig, data: EvalSet) -> dict:

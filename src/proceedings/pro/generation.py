@@ -16,7 +16,7 @@ import torch
 def sample(model, prompts: torch.Tensor, new_tokens: int, batch_size: int = 16, seed: int = 0,
            logits_processor=None, progress: str | None = None) -> torch.Tensor:
     """(P, L) equal-length prompts -> (P, new_tokens) sampled continuations."""
-    from tqdm.auto import tqdm
+    from proceedings.core.progress import progress_bar
     from transformers import LogitsProcessorList
 
     torch.manual_seed(seed)
@@ -24,7 +24,7 @@ def sample(model, prompts: torch.Tensor, new_tokens: int, batch_size: int = 16, 
     device = next(model.parameters()).device
     outputs = []
     starts = range(0, len(prompts), batch_size)
-    for start in tqdm(starts, desc=progress or "sample", disable=progress is None, leave=False):
+    for start in progress_bar(starts, desc=progress or "sample", disable=progress is None, leave=False):
         batch = prompts[start : start + batch_size].to(device)
         generated = model.generate(
             input_ids=batch, attention_mask=torch.ones_like(batch), do_sample=True, top_k=0, top_p=1.0,

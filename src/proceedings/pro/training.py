@@ -298,7 +298,7 @@ class WatermarkTrainer:
     def fit(self, blocks: torch.Tensor, out: Path | str, resume: bool = False,
             on_step: Callable[[int, dict], None] | None = None) -> Path:
         """Train for `config.steps` on (N, T) token blocks; write metrics, checkpoints, model/, key/."""
-        from tqdm.auto import tqdm
+        from proceedings.core.progress import progress_bar
 
         self.files = RunFiles(Path(out))
         main = self.accelerator.is_main_process
@@ -313,7 +313,7 @@ class WatermarkTrainer:
             if self.config.method == "pro" and self.config.policy_warmup_steps:
                 self.warm_start_policy(blocks)
         cfg = self.config
-        with tqdm(total=cfg.steps, initial=self.step, desc=f"train {cfg.method}", leave=False,
+        with progress_bar(total=cfg.steps, initial=self.step, desc=f"train {cfg.method}", leave=False,
                   disable=not main) as bar:
             while self.step < cfg.steps:
                 batch = blocks[batch_indices(self.step, len(blocks), cfg.batch_size, cfg.seed)]

@@ -123,7 +123,7 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
               seed: int = 0, out_dir: Path | None = None, progress: bool = False) -> TrainLog:
     """Train `student` in place with one arm; resumes from `out_dir/state.pt` when present."""
     import torch
-    from tqdm import tqdm
+    from proceedings.core.progress import progress_bar
 
     if method not in METHODS:
         raise ProceedingsError(f"unknown method '{method}'; choose one of: {', '.join(METHODS)}")
@@ -140,7 +140,7 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
         restore_rng_state(state["rng"])
         train_log, start = TrainLog(**state["log"]), state["step"]
         log.info("%s: resumed at step %d", method, start)
-    for step in tqdm(range(start, cfg.steps), desc=method, disable=not progress, initial=start, total=cfg.steps):
+    for step in progress_bar(range(start, cfg.steps), desc=method, disable=not progress, initial=start, total=cfg.steps):
         began = time.perf_counter()
         batch = [pool[order[(step * cfg.batch_prompts + i) % len(pool)]] for i in range(cfg.batch_prompts)]
         prompts = [format_prompt(t.prompt) for t in batch]
@@ -173,13 +173,13 @@ def supervised_finetune(model, tokenizer, pairs, steps: int, batch_size: int, lr
                         progress: bool = False, desc: str = "sft") -> list[float]:
     """Plain cross-entropy fine-tuning on (prompt, reference) pairs: builds the teacher and warm student."""
     import torch
-    from tqdm import tqdm
+    from proceedings.core.progress import progress_bar
 
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     order = random.Random(seed).sample(range(len(pairs)), len(pairs))
     losses = []
     model.train()
-    for step in tqdm(range(steps), desc=desc, disable=not progress):
+    for step in progress_bar(range(steps), desc=desc, disable=not progress):
         batch = [pairs[order[(step * batch_size + i) % len(pairs)]] for i in range(batch_size)]
         ids, attention, completion = supervised_batch(tokenizer, batch, model.device)
         loss = cross_entropy(model, ids, attention, completion).mean()

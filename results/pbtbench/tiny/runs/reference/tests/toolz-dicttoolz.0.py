@@ -1,0 +1,53 @@
+"""Property-based tests for toolz 1.2.0 (toolz-dicttoolz)."""
+from hypothesis import given, settings
+
+
+"""Reference properties (hidden): one per bug."""
+import copy
+
+from toolz import dissoc, update_in
+
+
+def prop_update_in_keeps_siblings(d: dict[str, dict[str, dict[str, int]]], path: list[str]) -> None:
+    """update_in changes only the value at the path."""
+    if len(path) != 3:
+        return
+    before = copy.deepcopy(d)
+    result = update_in(d, path, lambda v: -1 if v is None else v + 1)
+    assert d == before
+    a, b, c = path
+    expected = copy.deepcopy(d)
+    inner = expected.setdefault(a, {}).setdefault(b, {})
+    inner[c] = inner[c] + 1 if c in inner else -1
+    assert result == expected
+
+
+def prop_dissoc_many(d: dict[int, int], keys: list[int]) -> None:
+    """dissoc removes exactly the given keys, however many."""
+    result = dissoc(d, *keys)
+    assert result == {k: v for k, v in d.items() if k not in keys}
+
+
+from hypothesis import strategies as st
+
+_names = st.sampled_from(["a", "b", "c"])
+
+STRATEGIES = {
+    "prop_update_in_keeps_siblings": dict(d=st.dictionaries(_names, st.dictionaries(_names, st.dictionaries(_names, st.integers(0, 9),
+                                                                                                        min_size=1), min_size=2), min_size=1),
+                                          path=st.lists(_names, min_size=3, max_size=3)),
+    "prop_dissoc_many": dict(d=st.dictionaries(st.integers(0, 9), st.integers(), min_size=3, max_size=8),
+                             keys=st.lists(st.integers(0, 9), min_size=6, max_size=10)),
+}
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_update_in_keeps_siblings'])
+def test_update_in_keeps_siblings(d, path):
+    prop_update_in_keeps_siblings(d, path)
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_dissoc_many'])
+def test_dissoc_many(d, keys):
+    prop_dissoc_many(d, keys)

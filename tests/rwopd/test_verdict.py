@@ -1,0 +1,36 @@
+"""RWOPD's verdict can fail: the baselines' numbers as RWOPD's, and one counterfactual per check."""
+
+import json
+from pathlib import Path
+
+from proceedings.core.verdict import audit, with_changes
+from proceedings.rwopd.experiment import verdict
+
+
+def arm(pass_at_1, low, high, combinational, bounded, unbounded):
+    return {"pass@1": pass_at_1, "pass@1_ci": [low, high], "pass@1_combinational": combinational,
+            "pass@1_bounded": bounded, "pass@1_unbounded": unbounded}
+
+
+SFT = arm(0.20, 0.12, 0.28, 0.60, 0.10, 0.05)
+OPD = arm(0.22, 0.14, 0.30, 0.62, 0.12, 0.06)
+PASSING = {"metrics": {**arm(0.40, 0.32, 0.48, 0.65, 0.40, 0.20), "pec_fixtures": [{"ok": True}, {"ok": True}]},
+           "baseline": {"sft": SFT, "opd": OPD}}
+COUNTERFACTUALS = {
+    "PEC fixture": {"metrics.pec_fixtures": [{"ok": True}, {"ok": False}]},
+    "> SFT": {"baseline.sft.pass@1_ci": [0.12, 0.33]},
+    "> OPD": {"baseline.opd.pass@1_ci": [0.14, 0.33]},
+    "temporal category": {"metrics.pass@1_combinational": 0.95},
+}
+OPD_AS_RWOPD = {**PASSING, "metrics": {**OPD, "pec_fixtures": PASSING["metrics"]["pec_fixtures"]}}
+
+
+def test_every_check_of_the_verdict_can_fail_alone_and_a_baseline_as_rwopd_fails():
+    assert audit(verdict, PASSING, COUNTERFACTUALS, baseline_as_method=OPD_AS_RWOPD) == []
+    assert audit(verdict, PASSING, COUNTERFACTUALS,
+                 baseline_as_method=with_changes(OPD_AS_RWOPD, {"metrics.pass@1_ci": SFT["pass@1_ci"]})) == []
+
+
+def test_the_committed_small_record_re_judges_to_its_stored_checks():
+    record = json.loads((Path(__file__).parents[2] / "results" / "rwopd" / "small.json").read_text())
+    assert verdict(record["metrics"], record["baseline"]) == record["checks"]
