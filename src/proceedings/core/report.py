@@ -144,7 +144,8 @@ def _summary(found: dict[str, Result | None]) -> Table:
         verdict = f"**{_verdict_text(result)}**" if result.reproduced else _verdict_text(result)
         seeds = result.seeds.get("seeds")
         scale = f"{result.scale}, seeds {', '.join(map(str, seeds))}" if seeds else result.scale
-        rows.append([f"`{system.slug}`", system.status, system.claim, scale, verdict, result.created[:10]])
+        rows.append([f"[`{system.slug}`](#{system.slug})", system.status, system.claim, scale, verdict,
+                     result.created[:10]])
     return Table(["system", "status", "paper's claim", "scale", "verdict", "date"], rows)
 
 
@@ -175,9 +176,13 @@ def _dict_tables(result: Result, where: str, values: dict[str, Any]) -> list[Tab
         path = f"{where}.{key}"
         if all(isinstance(v, dict) for v in value.values()):
             columns = list(dict.fromkeys(c for v in value.values() for c in v))
-            rows = [[name] + [format_value(row.get(c), _interval(result, f"{path}.{name}.{c}")) for c in columns]
-                    for name, row in value.items()]
-            tables.append(Table([key, *columns], rows, caption=f"{where} `{key}`"))
+            cell = lambda name, c: format_value(value[name].get(c), _interval(result, f"{path}.{name}.{c}"))
+            if len(columns) > len(value):  # few entries with many fields read better down the page
+                rows = [[c] + [cell(name, c) for name in value] for c in columns]
+                tables.append(Table([key, *value], rows, caption=f"{where} `{key}`"))
+            else:
+                rows = [[name] + [cell(name, c) for c in columns] for name in value]
+                tables.append(Table([key, *columns], rows, caption=f"{where} `{key}`"))
         else:
             rows = [[name, format_value(v, _interval(result, f"{path}.{name}"))] for name, v in value.items()]
             tables.append(Table([key, "value"], rows, caption=f"{where} `{key}`"))
@@ -235,7 +240,8 @@ def to_markdown(report: Report, report_dir: Path) -> str:
     lines: list[str] = []
     for block in report.blocks:
         if isinstance(block, Heading):
-            lines += [f"{'#' * block.level} {block.text}", ""]
+            anchor = f'<a id="{block.anchor}"></a>\n\n' if block.anchor else ""
+            lines += [f"{anchor}{'#' * block.level} {block.text}", ""]
         elif isinstance(block, Paragraph):
             lines += [block.text, ""]
         elif isinstance(block, CheckList):
@@ -265,6 +271,7 @@ ul.checks { list-style: none; padding-left: 0.5rem; }
 .ok { color: #17803d; } .fail { color: #b3261e; }
 section { border-top: 2px solid #ddd; margin-top: 2rem; }
 img { max-width: 100%; border: 1px solid #eee; }
+div.wide { overflow-x: auto; }
 code { background: #f5f5f5; padding: 0 0.2rem; }
 """
 
@@ -272,6 +279,7 @@ code { background: #f5f5f5; padding: 0 0.2rem; }
 def _inline(text: str) -> str:
     """Escape, then turn `code` and **bold** into HTML."""
     text = html.escape(text)
+    text = re.sub(r"\[([^\]]+)\]\((#[\w-]+)\)", r'<a href="\2">\1</a>', text)
     text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
     return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", text)
 
@@ -301,7 +309,8 @@ def to_html(report: Report, report_dir: Path) -> str:
             caption = f"<caption>{_inline(block.caption)}</caption>" if block.caption else ""
             head = "".join(f"<th>{_inline(h)}</th>" for h in block.header)
             body = "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows)
-            parts.append(f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+            parts.append(f'<div class="wide"><table>{caption}<thead><tr>{head}</tr></thead>'
+                         f"<tbody>{body}</tbody></table></div>")
         elif isinstance(block, Image):
             parts.append(f'<figure><img src="{_data_uri(block.path)}" alt="{html.escape(block.caption)}">'
                          f"<figcaption>{html.escape(block.caption)}</figcaption></figure>")
