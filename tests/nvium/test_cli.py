@@ -82,7 +82,7 @@ def test_empty_or_negative_requests_are_one_line_before_any_work(tmp_path, data,
         (("eval", "--model", model, "--data", data, "--seq-len", 32, "--tokens", 8), "hold no window of 32"),
         (("sample", "--model", model, "--tokens", -3), "new tokens must be >= 1"),
         ((*bench, "--prompts", 0), "number of prompts must be >= 1"),
-        ((*bench, "--prompts", 1, "--tokens", 0), "at least one prompt and one new token"),
+        ((*bench, "--prompts", 1, "--tokens", 0), "at least one prompt, one new token"),
         (("frontier", "--out", tmp_path / "fr", "--data", data, "--preset", "tiny", "--lambdas=0.1,-0.1", "--steps", 1),
          "lambda must be >= 0"),
     ]

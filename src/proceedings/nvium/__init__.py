@@ -22,7 +22,7 @@ _PUBLIC = {
     "prepare_corpus": "data", "Corpus": "data", "ByteTokenizer": "data",
     "evaluate": "evaluate",
     "retrofit_llama": "retrofit", "load_retrofit": "retrofit",
-    "benchmark_models": "speed", "run_benchmark": "harness",
+    "benchmark_models": "speed",
     "reproduce": "experiment",
 }
 __all__ = list(_PUBLIC)

@@ -176,7 +176,7 @@ def bench(
     tokens: int = typer.Option(224, help="New tokens per prompt."),
     max_pending: int = typer.Option(16),
     seed: int = typer.Option(0),
-    out: Optional[Path] = typer.Option(None, help="Write bench.jsonl and bench.md here."),
+    out: Optional[Path] = typer.Option(None, help="Write bench.json, bench.md and speed.json here."),
 ) -> None:
     """tokens/s, latency, exit histogram and the cost-model prediction, side by side in one run."""
     from proceedings.nvium.data import resolve_corpus
@@ -188,7 +188,7 @@ def bench(
     corpus = resolve_corpus(data, models["baseline"].config.tokenizer)
     report = benchmark_models(models, corpus.prompts(prompts, prompt_len), tokens, max_pending=max_pending,
                               seed=seed, progress=True)
-    console.print(report.harness.markdown())
+    console.print(report.bench.markdown())
     table = Table(title="depth and cost model")
     for column in ("model", "exit histogram", "mean depth", "ideal", "predicted", "measured"):
         table.add_column(column)
@@ -197,7 +197,7 @@ def bench(
                       f"{s.predicted_speedup:.2f}x", f"{s.speedup:.2f}x")
     console.print(table)
     if out is not None:
-        report.harness.write(out)
+        report.bench.write(out)
         (out / "speed.json").write_text(json.dumps(report.summary(), indent=2) + "\n")
 
 

@@ -89,7 +89,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     evals, speed, points = measure_family(family, corpus, cfg, seed)
 
     artifacts = [plot_frontier(points, BPB_TOLERANCE, out / "frontier.png"), write_csv(points, out / "frontier.csv"),
-                 *speed.harness.write(out)]
+                 *speed.bench.write(out)]
     main = lambda_name(cfg.lambdas[0])
     per_step = cfg.train.tokens_per_step
     metrics = _metrics(family[main], evals[main], speed, main, evals[BASELINE], per_step)
@@ -163,7 +163,7 @@ def _notes(points: list[FrontierPoint], speed: SpeedReport) -> str:
     best = max(within, key=lambda p: p.speedup, default=None)
     verdict = (f"fastest within {BPB_TOLERANCE} bpb of the baseline: λ={best.depth_penalty:g} at {best.speedup:.2f}x"
                if best else f"no λ stays within {BPB_TOLERANCE} bpb of the baseline")
-    load = ", ".join(f"{x:.2f}" for x in speed.harness.load_average)
+    load = ", ".join(f"{x:.2f}" for x in speed.bench.load_average)
     return (f"Baseline bpb {base.bpb:.4f}; a standard transformer as deep as the first exit: bpb {shallow.bpb:.4f} at "
             f"{shallow.speedup:.2f}x. Frontier: {frontier}. {verdict}. Benchmark load average {load} "
-            f"({speed.harness.threads} thread(s)); all models decode with DeferredSampler, temperature 1.")
+            f"({speed.bench.threads} thread(s)); all models decode with DeferredSampler, temperature 1.")

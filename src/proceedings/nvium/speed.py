@@ -1,4 +1,5 @@
-"""N-vium's speed benchmark: the harness, the deferred sampler, and the cost-model prediction.
+"""N-vium's speed benchmark: the shared decoding benchmark (core/bench.py), the deferred sampler, and
+the cost-model prediction.
 
 Every model, the matched baseline included, decodes with the same engine (`DeferredSampler`; on a
 single-exit model it is ordinary KV-cached decoding), the same prompts, temperature and seeds, in one
@@ -11,14 +12,15 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from proceedings.core.bench import BenchmarkReport, DecodeTrace, FunctionDecoder, decoder, run_benchmark
 from proceedings.nvium.cost_model import ChunkCosts, measure_costs, predict_seconds
-from proceedings.nvium.harness import BenchmarkReport, DecodeTrace, Decoder, run_benchmark
 from proceedings.nvium.model import NviumForCausalLM
 from proceedings.nvium.sampler import DeferredSampler
 
 
-def deferred_decoder(model: NviumForCausalLM, max_pending: int = 16, temperature: float = 1.0) -> Decoder:
-    """A harness decoder: exact mixture sampling with deferral; extras carry the exits taken."""
+def deferred_decoder(name: str, model: NviumForCausalLM, max_pending: int = 16,
+                     temperature: float = 1.0) -> FunctionDecoder:
+    """A benchmark decoder: exact mixture sampling with deferral; extras carry the exits taken."""
     sampler = DeferredSampler(model, max_pending=max_pending)
 
     def decode(prompt: list[int], max_new_tokens: int, seed: int) -> DecodeTrace:
@@ -26,7 +28,7 @@ def deferred_decoder(model: NviumForCausalLM, max_pending: int = 16, temperature
         return DecodeTrace(out.tokens, out.token_seconds, out.decode_seconds,
                            extras={"exits": out.exits, "chunk_sizes": dict(out.chunk_sizes)})
 
-    return decode
+    return decoder(name, decode)
 
 
 @dataclass
@@ -46,7 +48,7 @@ class ModelSpeed:
 class SpeedReport:
     models: dict[str, ModelSpeed]
     costs: ChunkCosts
-    harness: BenchmarkReport
+    bench: BenchmarkReport
 
     def summary(self) -> dict:
         return {"models": {k: asdict(v) for k, v in self.models.items()}, "chunk_costs": asdict(self.costs)}
@@ -56,22 +58,22 @@ def benchmark_models(models: dict[str, NviumForCausalLM], prompts: list[list[int
                      max_pending: int = 16, temperature: float = 1.0, seed: int = 0,
                      progress: bool = False) -> SpeedReport:
     """Decode with every model side by side; the first one is the reference (the baseline)."""
-    decoders = {name: deferred_decoder(m, max_pending, temperature) for name, m in models.items()}
+    decoders = [deferred_decoder(name, m, max_pending, temperature) for name, m in models.items()]
     report = run_benchmark(decoders, prompts, max_new_tokens, seed=seed, progress=progress)
     widest = max(models.values(), key=lambda m: m.config.n_exits)
     costs = measure_costs(widest, max_chunk=max(4, 2 * max_pending))
     reference = next(iter(models))
-    predicted = {name: _predicted_seconds(m, report.stats[name].traces, max_pending, costs) / report.stats[name].tokens
+    predicted = {name: _predicted_seconds(m, report.arms[name].traces, max_pending, costs) / report.arms[name].tokens
                  for name, m in models.items()}  # seconds per token
     speeds = {}
     reference_layers = models[reference].config.n_layer  # depth is counted in the baseline's layers
     for name, model in models.items():
-        exits_taken = [e for t in report.stats[name].traces for e in t.extras["exits"]]
+        exits_taken = [e for t in report.arms[name].traces for e in t.extras["exits"]]
         counts = [exits_taken.count(e) for e in range(model.config.n_exits)]
         mean_depth = sum(c * layers for c, layers in zip(counts, model.config.exits)) / len(exits_taken) / reference_layers
         speeds[name] = ModelSpeed(
-            name=name, tokens_per_s=report.stats[name].tokens_per_s, speedup=report.speedup(name),
-            latency_ms=report.stats[name].latency_ms_mean, latency_reduction=report.latency_reduction(name),
+            name=name, tokens_per_s=report.arms[name].tokens_per_s, speedup=report.speedup(name),
+            latency_ms=report.arms[name].latency_ms_mean, latency_reduction=report.latency_reduction(name),
             exit_counts=counts, mean_depth=mean_depth, ideal_speedup=1 / mean_depth,
             predicted_speedup=predicted[reference] / predicted[name],
         )
