@@ -61,9 +61,9 @@ def show(problem_id: str, problems_dir: Optional[Path] = PROBLEMS_OPTION) -> Non
 def env(problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
     """Check libraries (pinned versions, pure or C accelerator switched off) and the sandbox level."""
     from proceedings.core.errors import ProceedingsError
-    from proceedings.pbtbench.overlay import build_overlay
-    from proceedings.pbtbench.sandbox import Sandbox, available_level, run_pytest
-    from proceedings.pbtbench.trigger import compiled_modules
+    from proceedings.pbtbench.overlay import compiled_modules
+    from proceedings.pbtbench.pytest_run import run_pytest
+    from proceedings.pbtbench.sandbox import Sandbox, available_level, target_for
 
     level = available_level()
     console.print(f"sandbox level: [bold]{level}[/bold]" + ("" if level != "process-group" else
@@ -71,9 +71,7 @@ def env(problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
     sandbox, failures = Sandbox(), 0
     for p in _bench(problems_dir):
         try:
-            overlay = build_overlay(p, ())
-            report = run_pytest(sandbox, "env_test.py", "def test_import():\n    pass\n", overlay, p.seed,
-                                p.env, p.import_names, compiled_modules(p))
+            report = run_pytest(sandbox, "env_test.py", "def test_import():\n    pass\n", target_for(p), p.seed)
             ok = report.verdicts.get("test_import") == "passed"
             detail = report.output.strip().splitlines()[-1] if not ok and report.output.strip() else ""
         except ProceedingsError as err:

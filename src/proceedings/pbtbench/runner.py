@@ -30,7 +30,7 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import atomic_write_text
 from proceedings.pbtbench.agents.base import Agent
 from proceedings.pbtbench.metrics import per_bug_rows, summarise
-from proceedings.pbtbench.overlay import site_packages_fingerprint
+from proceedings.pbtbench.integrity import installed_unchanged
 from proceedings.pbtbench.problem import Problem
 from proceedings.pbtbench.sandbox import Limits, Sandbox
 from proceedings.pbtbench.scorer import Scorer
@@ -100,18 +100,15 @@ def run_benchmark(agent: Agent, problems: list[Problem], out: Path | str, runs: 
     finished = {(r["problem"], r["run"]) for r in done}
     todo = [(p, run) for p in problems for run in range(runs) if (p.id, run) not in finished]
     _write_metadata(out, agent, problems, runs, limits)
-    fingerprint = site_packages_fingerprint(problems)
     arguments = [(agent, p, run, out, limits) for p, run in todo]
-    if jobs <= 1:
-        for args in arguments:
-            _record(results_path, _instance(args), progress)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for future in as_completed([pool.submit(_instance, a) for a in arguments]):
-                _record(results_path, future.result(), progress)
-    if site_packages_fingerprint(problems) != fingerprint:
-        raise ProceedingsError("the installed libraries changed during the run: the sandbox was breached; "
-                               "reinstall them and report this")
+    with installed_unchanged([p.library for p in problems], f"the run in {out}"):
+        if jobs <= 1:
+            for args in arguments:
+                _record(results_path, _instance(args), progress)
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                for future in as_completed([pool.submit(_instance, a) for a in arguments]):
+                    _record(results_path, future.result(), progress)
     return write_summary(out, [p.id for p in problems])
 
 

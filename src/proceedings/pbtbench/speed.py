@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from proceedings.pbtbench.agents import ReferenceAgent
-from proceedings.pbtbench.overlay import build_overlay
 from proceedings.pbtbench.problem import Benchmark
 from proceedings.pbtbench.runner import run_benchmark
-from proceedings.pbtbench.sandbox import Sandbox, run_pytest
+from proceedings.pbtbench.pytest_run import run_pytest
+from proceedings.pbtbench.sandbox import Sandbox, target_for
 from proceedings.pbtbench.scorer import Scorer
 from proceedings.pbtbench.test_files import reference_test_file
 from proceedings.pbtbench.trigger import validate
@@ -28,11 +28,10 @@ def measure_speed(bench: Benchmark, problem_ids: list[str] | None = None, jobs: 
                   sandbox_runs: int = 10, validation_runs: int = 2) -> dict[str, Any]:
     problems = bench.select(problem_ids) if problem_ids else list(bench)[:3]
     sandbox = Sandbox()
-    overlay = build_overlay(problems[0], ())
+    target = target_for(problems[0], ())
     started = time.perf_counter()
     for _ in range(sandbox_runs):
-        run_pytest(sandbox, "speed_test.py", "def test_nothing():\n    pass\n", overlay, 0, {},
-                   problems[0].import_names)
+        run_pytest(sandbox, "speed_test.py", "def test_nothing():\n    pass\n", target, 0)
     throughput = sandbox_runs / (time.perf_counter() - started)
 
     per_problem = []

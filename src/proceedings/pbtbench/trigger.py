@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import platform
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
@@ -26,11 +25,12 @@ from typing import Any
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import atomic_write_text
-from proceedings.pbtbench.overlay import (build_overlay, installed_site_packages, package_files,
-                                          patched_texts, site_packages_fingerprint)
+from proceedings.pbtbench.integrity import installed_unchanged
+from proceedings.pbtbench.overlay import installed_site_packages, patched_texts
 from proceedings.pbtbench.patching import PatchError, apply_patch, lint_patch, read_from
 from proceedings.pbtbench.problem import Bug, Problem
-from proceedings.pbtbench.sandbox import Limits, Sandbox, run_pytest
+from proceedings.pbtbench.pytest_run import run_pytest
+from proceedings.pbtbench.sandbox import Limits, Sandbox, target_for
 
 FIRST_SEED = 1000
 REFERENCE_MIN = 0.95
@@ -75,15 +75,13 @@ class ProbeTask:
 def probe(problem: Problem, bug_ids: tuple[str, ...], tasks: list[ProbeTask], runs: int, examples: int,
           sandbox: Sandbox) -> dict[ProbeTask, Cell]:
     """One sandboxed probe run on the overlay with `bug_ids`: a Cell per task."""
-    overlay = build_overlay(problem, bug_ids)
     seeds = list(range(FIRST_SEED, FIRST_SEED + runs))
     spec = {"tasks": [{"property": t.property, "strategy": t.strategy, "seeds": seeds, "max_examples": examples,
                        "full_runs": runs if t.strategy == "default" else 1,
                        "parameters": [name for name, _ in problem.property_params[t.property]]} for t in tasks]}
     files = {"probe.py": (_HERE / "trigger_probe.py").read_text(), "props.py": problem.props_file.read_text(),
              "strategies.py": problem.strategies_file.read_text(), "probe_spec.json": json.dumps(spec)}
-    outcome = sandbox.run([sys.executable, "probe.py"], files, overlay, problem.env,
-                          problem.import_names, compiled_modules(problem))
+    outcome = sandbox.run(["probe.py"], files, target_for(problem, bug_ids))
     if "probe.json" not in outcome.outputs:
         why = "timed out" if outcome.timed_out else f"exit code {outcome.returncode}"
         raise ProceedingsError(f"trigger probe for {problem.id} ({_config_name(bug_ids)}) {why}: "
@@ -99,21 +97,6 @@ def probe(problem: Problem, bug_ids: tuple[str, ...], tasks: list[ProbeTask], ru
             wall_s=round(result["wall_s"], 3), example=next((r["first"] for r in records if r["first"]), None),
             error=next((r["error"] for r in records if r["error"]), None))
     return cells
-
-
-def compiled_modules(problem: Problem) -> tuple[str, ...]:
-    """Dotted names of the distribution's compiled modules (the import guard refuses them)."""
-    names = []
-    for relative in package_files(problem):
-        if relative.endswith((".so", ".pyd")):
-            parts = relative.split("/")
-            names.append(".".join(parts[:-1] + [parts[-1].split(".")[0]]))
-    dist = metadata.distribution(problem.library)
-    for entry in dist.files or ():
-        text = str(entry)
-        if "/" not in text and text.endswith(".so"):
-            names.append(text.split(".")[0])
-    return tuple(sorted(set(names)))
 
 
 def check_patch(problem: Problem, bug: Bug) -> list[str]:
@@ -140,8 +123,15 @@ def _measure_configuration(args: tuple) -> tuple[tuple[str, ...], dict[ProbeTask
 def validate(problem: Problem, runs: int = 20, examples: int = 200, jobs: int = 1,
              limits: Limits = Limits(wall_s=900, cpu_s=900), write: bool = True) -> dict[str, Any]:
     """Measure every gate for every bug of `problem`; write and return the lock record."""
+    with installed_unchanged([problem.library], f"validating {problem.id}"):
+        record = _measure_gates(problem, runs, examples, jobs, limits)
+    if write:
+        atomic_write_text(problem.lock_file, json.dumps(record, indent=1) + "\n")
+    return record
+
+
+def _measure_gates(problem: Problem, runs: int, examples: int, jobs: int, limits: Limits) -> dict[str, Any]:
     started = time.perf_counter()
-    fingerprint = site_packages_fingerprint([problem])
     patch_problems = {bug.id: check_patch(problem, bug) for bug in problem.bugs}
     good = tuple(b for b in problem.bugs if not patch_problems[b.id])
     try:
@@ -170,12 +160,6 @@ def validate(problem: Problem, runs: int = 20, examples: int = 200, jobs: int = 
                  for bug in problem.bugs},
     }
     record["wall_s"] = round(time.perf_counter() - started, 2)
-    record["site_packages_unchanged"] = site_packages_fingerprint([problem]) == fingerprint
-    if not record["site_packages_unchanged"]:
-        raise ProceedingsError(f"{problem.id}: site-packages changed during validation; reinstall "
-                               f"{problem.library}=={problem.version} and check the sandbox")
-    if write:
-        atomic_write_text(problem.lock_file, json.dumps(record, indent=1) + "\n")
     return record
 
 
@@ -215,8 +199,7 @@ def _existing_tests_pass(problem: Problem, bugs: tuple[Bug, ...], limits: Limits
     sandbox = Sandbox(limits)
     verdict = {}
     for bug in bugs:
-        report = run_pytest(sandbox, "existing_test.py", code, build_overlay(problem, (bug.id,)), problem.seed,
-                            problem.env, problem.import_names, compiled_modules(problem))
+        report = run_pytest(sandbox, "existing_test.py", code, target_for(problem, (bug.id,)), problem.seed)
         verdict[bug.id] = bool(report.verdicts) and all(v == "passed" for v in report.verdicts.values())
     return verdict
 

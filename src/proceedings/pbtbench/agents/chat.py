@@ -22,8 +22,10 @@ from urllib.parse import urlparse
 from proceedings.core.errors import ProceedingsError
 from proceedings.pbtbench.agents.base import AgentResult
 from proceedings.pbtbench.agents.prompts import PROMPT_VERSION, prompt_hash, system_prompt
+from proceedings.pbtbench.integrity import installed_unchanged
 from proceedings.pbtbench.problem import Problem
-from proceedings.pbtbench.sandbox import FEEDBACK_PHASES, Limits, Sandbox, run_pytest
+from proceedings.pbtbench.pytest_run import run_pytest
+from proceedings.pbtbench.sandbox import FEEDBACK_PHASES, Limits, Sandbox, target_for
 from proceedings.pbtbench.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -101,6 +103,11 @@ class ChatAgent:
                 "max_steps": self.max_steps, "max_tokens": self.max_tokens, "temperature": self.temperature}
 
     def solve(self, problem: Problem, run: int, log_step: Callable[[dict[str, Any]], None]) -> AgentResult:
+        """The agent loop; its own test runs go through the sandbox, hashed around as scoring is."""
+        with installed_unchanged([problem.library], f"the agent's runs on {problem.id}"):
+            return self._solve(problem, run, log_step)
+
+    def _solve(self, problem: Problem, run: int, log_step: Callable[[dict[str, Any]], None]) -> AgentResult:
         workspace = Workspace(problem)
         sandbox = Sandbox(self.limits)
         messages = [{"role": "system", "content": system_prompt(self.regime)},
@@ -134,10 +141,8 @@ class ChatAgent:
         return result
 
     def _run_tests(self, sandbox: Sandbox, problem: Problem, workspace: Workspace, code: str) -> str:
-        from proceedings.pbtbench.trigger import compiled_modules
-
-        report = run_pytest(sandbox, "pbt_test.py", code, workspace.overlay, problem.seed, problem.env,
-                            problem.import_names, compiled_modules(problem), phases=FEEDBACK_PHASES)
+        report = run_pytest(sandbox, "pbt_test.py", code, target_for(problem, workspace.overlay.bugs), problem.seed,
+                            phases=FEEDBACK_PHASES)
         verdicts = ", ".join(f"{k}: {v}" for k, v in report.verdicts.items()) or "no test collected"
         return f"Results: {verdicts}\n\nOutput:\n{report.output[-4000:]}"
 
