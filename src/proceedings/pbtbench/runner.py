@@ -32,7 +32,7 @@ from proceedings.pbtbench.agents.base import Agent
 from proceedings.pbtbench.metrics import per_bug_rows, summarise
 from proceedings.pbtbench.integrity import installed_unchanged
 from proceedings.pbtbench.problem import Problem
-from proceedings.pbtbench.sandbox import Limits, Sandbox
+from proceedings.pbtbench.sandbox import Limits, Sandbox, available_level
 from proceedings.pbtbench.scorer import Scorer
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,8 @@ def _append_line(path: Path, record: dict[str, Any]) -> None:
         os.fsync(handle.fileno())
 
 
-def solve_and_score(agent: Agent, problem: Problem, run: int, out: Path, limits: Limits) -> dict[str, Any]:
+def solve_and_score(agent: Agent, problem: Problem, run: int, out: Path, limits: Limits,
+                    unsafe: bool = False) -> dict[str, Any]:
     """One instance: the agent writes a file (transcript flushed per step), the scorer scores it."""
     transcript = out / "transcripts" / f"{problem.id}.{run}.jsonl"
     transcript.parent.mkdir(parents=True, exist_ok=True)
@@ -77,18 +78,17 @@ def solve_and_score(agent: Agent, problem: Problem, run: int, out: Path, limits:
     if result.infra_error:
         return {**record, "bugs": [], "false_positives": [], "valid": False, "uses_hypothesis": False,
                 "runs": 0, "wall_s": 0.0, "recall": None}
-    report = Scorer(problem, Sandbox(limits)).score(result.code)
+    report = Scorer(problem, Sandbox(limits, unsafe=unsafe)).score(result.code)
     return {**record, **{k: v for k, v in report.to_dict().items() if k != "verdicts"}}
 
 
 def _instance(args: tuple) -> dict[str, Any]:
-    agent, problem, run, out, limits = args
-    return solve_and_score(agent, problem, run, out, limits)
+    return solve_and_score(*args)
 
 
 def run_benchmark(agent: Agent, problems: list[Problem], out: Path | str, runs: int = 1, resume: bool = False,
                   jobs: int = 1, limits: Limits = Limits(),
-                  progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                  progress: Callable[[dict[str, Any]], None] | None = None, unsafe: bool = False) -> dict[str, Any]:
     """Run `agent` on every (problem, run) pair not yet done; returns (and writes) the summary."""
     out = Path(out)
     results_path = out / "results.jsonl"
@@ -100,7 +100,7 @@ def run_benchmark(agent: Agent, problems: list[Problem], out: Path | str, runs: 
     finished = {(r["problem"], r["run"]) for r in done}
     todo = [(p, run) for p in problems for run in range(runs) if (p.id, run) not in finished]
     _write_metadata(out, agent, problems, runs, limits)
-    arguments = [(agent, p, run, out, limits) for p, run in todo]
+    arguments = [(agent, p, run, out, limits, unsafe) for p, run in todo]
     with installed_unchanged([p.library for p in problems], f"the run in {out}"):
         if jobs <= 1:
             for args in arguments:
@@ -137,6 +137,6 @@ def _write_metadata(out: Path, agent: Agent, problems: list[Problem], runs: int,
     versions = {name: metadata.version(name) for name in ("hypothesis", "pytest")}
     versions.update({p.library: p.version for p in problems})
     record = {"agent": agent.describe(), "problems": [p.id for p in problems], "runs": runs,
-              "seeds": {p.id: p.seed for p in problems}, "sandbox": Sandbox(limits).level,
+              "seeds": {p.id: p.seed for p in problems}, "sandbox": available_level(),
               "limits": asdict(limits), "python": platform.python_version(), "versions": versions}
     atomic_write_text(out / "metadata.json", json.dumps(record, indent=1) + "\n")
