@@ -197,8 +197,23 @@ def _property_parameters(props: Path) -> dict[str, tuple[tuple[str, str], ...]]:
             if not args or any(a.annotation is None for a in args):
                 raise ProblemFormatError(f"{props}: property '{node.name}' needs type annotations on every "
                                          "parameter (the default strategy is st.from_type of each)")
+            if _has_return(node):
+                raise ProblemFormatError(f"{props}: property '{node.name}' returns early; state preconditions with "
+                                         "assume(...) so the reach rate counts the examples they reject")
             found[node.name] = tuple((a.arg, ast.unparse(a.annotation)) for a in args)
     return found
+
+
+def _has_return(function: ast.FunctionDef) -> bool:
+    """A `return` in the function's own body (nested functions and lambdas may return)."""
+    todo = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _check_strategies_file(path: Path) -> None:

@@ -59,7 +59,7 @@ def _append_line(path: Path, record: dict[str, Any]) -> None:
 
 
 def solve_and_score(agent: Agent, problem: Problem, run: int, out: Path, limits: Limits,
-                    unsafe: bool = False) -> dict[str, Any]:
+                    unsafe: bool = False, scoring_seed: int | None = None) -> dict[str, Any]:
     """One instance: the agent writes a file (transcript flushed per step), the scorer scores it."""
     transcript = out / "transcripts" / f"{problem.id}.{run}.jsonl"
     transcript.parent.mkdir(parents=True, exist_ok=True)
@@ -78,8 +78,9 @@ def solve_and_score(agent: Agent, problem: Problem, run: int, out: Path, limits:
     if result.infra_error:
         return {**record, "bugs": [], "false_positives": [], "valid": False, "uses_hypothesis": False,
                 "runs": 0, "wall_s": 0.0, "recall": None}
-    report = Scorer(problem, Sandbox(limits, unsafe=unsafe)).score(result.code)
-    return {**record, **{k: v for k, v in report.to_dict().items() if k != "verdicts"}}
+    scorer = Scorer(problem, Sandbox(limits, unsafe=unsafe), seed=scoring_seed)
+    report = scorer.score(result.code)
+    return {**record, "seed": scorer.seed, **{k: v for k, v in report.to_dict().items() if k != "verdicts"}}
 
 
 def _instance(args: tuple) -> dict[str, Any]:
@@ -88,8 +89,13 @@ def _instance(args: tuple) -> dict[str, Any]:
 
 def run_benchmark(agent: Agent, problems: list[Problem], out: Path | str, runs: int = 1, resume: bool = False,
                   jobs: int = 1, limits: Limits = Limits(),
-                  progress: Callable[[dict[str, Any]], None] | None = None, unsafe: bool = False) -> dict[str, Any]:
-    """Run `agent` on every (problem, run) pair not yet done; returns (and writes) the summary."""
+                  progress: Callable[[dict[str, Any]], None] | None = None, unsafe: bool = False,
+                  scoring_seed: int | None = None) -> dict[str, Any]:
+    """Run `agent` on every (problem, run) pair not yet done; returns (and writes) the summary.
+
+    `scoring_seed` replaces each problem's own Hypothesis seed in the scoring runs (reproduce uses
+    seeds disjoint from the admission seeds).
+    """
     out = Path(out)
     results_path = out / "results.jsonl"
     if results_path.exists() and not resume:
@@ -100,7 +106,7 @@ def run_benchmark(agent: Agent, problems: list[Problem], out: Path | str, runs: 
     finished = {(r["problem"], r["run"]) for r in done}
     todo = [(p, run) for p in problems for run in range(runs) if (p.id, run) not in finished]
     _write_metadata(out, agent, problems, runs, limits)
-    arguments = [(agent, p, run, out, limits, unsafe) for p, run in todo]
+    arguments = [(agent, p, run, out, limits, unsafe, scoring_seed) for p, run in todo]
     with installed_unchanged([p.library for p in problems], f"the run in {out}"):
         if jobs <= 1:
             for args in arguments:

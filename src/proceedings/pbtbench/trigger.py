@@ -5,6 +5,9 @@ For every bug the meter measures, in real sandboxed runs of `max_examples` examp
   - on the clean library, under the reference and the default strategy (gate: never),
   - on the library with only this bug, under the reference strategy (gate: >= 95 % of runs) and
     under the default strategy, st.from_type of each annotation (gate: <= 5 % for L2/L3, <= 50 % for L1),
+    where at least 20 % of the default strategy's examples must reach the assertion (the reach
+    rate: examples past every `assume`); a bug whose defaults never reach its assertion says
+    nothing about strategies and is refused,
   - on the library with every other bug applied, reference strategy (gate: never: the other bugs
     do not trigger this bug's property, which is also what conservative Fail->Pass needs).
 The library's example tests must pass with the bug applied, and the patch must apply, reverse-apply
@@ -35,6 +38,7 @@ from proceedings.pbtbench.sandbox import Limits, Sandbox, target_for
 FIRST_SEED = 1000
 REFERENCE_MIN = 0.95
 DEFAULT_MAX = {"L1": 0.50, "L2": 0.05, "L3": 0.05}
+REACH_MIN = 0.20  # issue 16: default-strategy examples must reach the assertion, or "rarely found" means nothing
 _HERE = Path(__file__).parent
 
 
@@ -47,6 +51,7 @@ class Cell:
     triggered: int  # failing examples, over the complete runs
     valid: int  # examples not rejected by assume, over the complete runs
     wall_s: float
+    calls: int = 0  # examples the property was called with (valid or rejected), over the complete runs
     example: str | None = None  # the first failure's message
     error: str | None = None  # a Hypothesis error (e.g. Unsatisfiable) in some run
 
@@ -58,8 +63,14 @@ class Cell:
     def per_example(self) -> float:
         return self.triggered / self.valid if self.valid else 0.0
 
+    @property
+    def reach(self) -> float:
+        """Share of examples that reach the assertion (pass every assume)."""
+        return self.valid / self.calls if self.calls else 0.0
+
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "rate": round(self.rate, 4), "per_example": round(self.per_example, 5)}
+        return {**asdict(self), "rate": round(self.rate, 4), "per_example": round(self.per_example, 5),
+                "reach": round(self.reach, 4)}
 
 
 def _config_name(bug_ids: tuple[str, ...]) -> str:
@@ -73,9 +84,9 @@ class ProbeTask:
 
 
 def probe(problem: Problem, bug_ids: tuple[str, ...], tasks: list[ProbeTask], runs: int, examples: int,
-          sandbox: Sandbox) -> dict[ProbeTask, Cell]:
-    """One sandboxed probe run on the overlay with `bug_ids`: a Cell per task."""
-    seeds = list(range(FIRST_SEED, FIRST_SEED + runs))
+          sandbox: Sandbox, first_seed: int = FIRST_SEED) -> dict[ProbeTask, Cell]:
+    """One sandboxed probe run on the overlay with `bug_ids`: a Cell per task (seeds first_seed..)."""
+    seeds = list(range(first_seed, first_seed + runs))
     spec = {"tasks": [{"property": t.property, "strategy": t.strategy, "seeds": seeds, "max_examples": examples,
                        "full_runs": runs if t.strategy == "default" else 1,
                        "parameters": [name for name, _ in problem.property_params[t.property]]} for t in tasks]}
@@ -94,6 +105,7 @@ def probe(problem: Problem, bug_ids: tuple[str, ...], tasks: list[ProbeTask], ru
         cells[task] = Cell(
             detected=sum(r["triggered"] > 0 for r in records), runs=len(records),
             triggered=sum(r["triggered"] for r in full), valid=sum(r["valid"] for r in full),
+            calls=sum(r["calls"] for r in full),
             wall_s=round(result["wall_s"], 3), example=next((r["first"] for r in records if r["first"]), None),
             error=next((r["error"] for r in records if r["error"]), None))
     return cells
@@ -181,6 +193,7 @@ def _bug_record(problem: Problem, bug: Bug, good: tuple[Bug, ...], cells: dict, 
         "clean": clean_ref.detected == 0 and clean_def.detected == 0 and not clean_ref.error,
         "reference": reference.rate >= REFERENCE_MIN,
         "default": default.rate <= DEFAULT_MAX[bug.level],
+        "reach": default.reach >= REACH_MIN,
         "interference": interference is None or interference["detected"] == 0,
         "existing_tests": existing.get(bug.id, False),
     }
