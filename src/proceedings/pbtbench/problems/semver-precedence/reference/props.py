@@ -16,9 +16,10 @@ def _precedence(parts: list[str]) -> tuple:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts)
 
 
-def prop_numeric_identifiers_compare_numerically(a: list[str], b: list[str]) -> None:
+def prop_numeric_identifiers_compare_numerically(pairs: list[tuple[int, int]]) -> None:
     """Pre-release identifiers of digits compare as numbers."""
-    assume(not (not (a and b and _valid(a) and _valid(b)) or len(a) != len(b)))
+    assume(pairs)
+    a, b = [str(abs(x)) for x, _ in pairs], [str(abs(y)) for _, y in pairs]
     va, vb = Version(1, 0, 0, ".".join(a)), Version(1, 0, 0, ".".join(b))
     expected = (_precedence(a) > _precedence(b)) - (_precedence(a) < _precedence(b))
     assert va.compare(vb) == expected, (str(va), str(vb))
