@@ -13,6 +13,7 @@ from proceedings.pbtbench.agents.local_server import ChatModel, serve_in_thread
 from proceedings.pbtbench.runner import run_benchmark
 from proceedings.pbtbench.test_files import reference_test_file
 from proceedings.pbtbench.workspace import Workspace
+from tests.pbtbench.conftest import subset_problem
 
 
 class ScriptedModel:
@@ -91,6 +92,9 @@ def test_the_client_omits_options_set_to_none_so_a_reasoning_endpoint_accepts_it
         assert (reply, error) == ("SUBMIT", "")
         _, _, refused = ChatAgent(url, "r", sampling=Sampling(temperature=0.7))._complete(messages, seed=0)
         assert "temperature" in refused
+        for run in range(3):  # --runs 3 at a positive temperature: one seed per run, so the runs differ
+            ChatAgent(url, "r", sampling=Sampling(temperature=0.7))._complete(messages, seed=run)
+        assert [(r["seed"], r["temperature"]) for r in StrictEndpoint.requests[-3:]] == [(0, 0.7), (1, 0.7), (2, 0.7)]
         reasoning = Sampling(max_tokens=900, token_field="max_completion_tokens", reasoning_effort="low")
         _, _, error = ChatAgent(url, "r", sampling=reasoning)._complete(messages, seed=1)
     finally:
@@ -100,6 +104,7 @@ def test_the_client_omits_options_set_to_none_so_a_reasoning_endpoint_accepts_it
     assert {"temperature", "max_tokens"}.isdisjoint(StrictEndpoint.requests[0])
 
 
+@pytest.mark.slow
 def test_runs_at_a_positive_temperature_differ(tiny_lm):
     model, tokenizer = tiny_lm
     chat = ChatModel(model, tokenizer, "tiny")
@@ -109,23 +114,26 @@ def test_runs_at_a_positive_temperature_differ(tiny_lm):
     assert len(runs) == 3 and len(greedy) == 1
 
 
-def test_chat_agent_lists_reads_runs_and_submits_through_a_loopback_server(tmp_path, lru_problem):
-    code = reference_test_file(lru_problem, lru_problem.bugs)
-    model = ScriptedModel(["LIST docs/", "READ docs/overview.md", f"RUN\n```python\n{code}```", "SUBMIT"])
+def test_chat_agent_lists_reads_runs_and_submits_through_a_loopback_server(tmp_path):
+    lru_problem = subset_problem(tmp_path / "problems", "cachetools-caches", ["sized-update-evicts-self"])
+    code = reference_test_file(lru_problem, lru_problem.bugs).replace("max_examples=200", "max_examples=60")
+    broken = "SUBMIT\n```python\ndef test_x(:\n```"  # scoring is test_scorer's business: no runs here
+    model = ScriptedModel(["LIST docs/", "READ docs/overview.md", f"RUN\n```python\n{code}```", broken])
     server = serve_in_thread(model)
     try:
         agent = ChatAgent(f"http://127.0.0.1:{server.server_port}/v1", "scripted", regime="pbt", max_steps=5)
         summary = run_benchmark(agent, [lru_problem], tmp_path / "run")
     finally:
         server.shutdown()
-    assert summary["recall"] == 1.0
     steps = [json.loads(l) for l in (tmp_path / "run/transcripts/cachetools-caches.0.jsonl").read_text().splitlines()]
     assert [s["action"] for s in steps] == ["list", "read", "run", "submit"]
     assert "docs/overview.md (" in steps[0]["feedback"] and "currsize" in steps[1]["feedback"]
     assert "test_sized_currsize: failed" in steps[2]["feedback"]
     assert "Hypothesis" in model.seen[0][0]["content"]  # the pbt regime's scaffolding
     line = json.loads((tmp_path / "run/results.jsonl").read_text())
-    assert line["prompt_tokens"] == 40 and line["steps"] == 4
+    assert line["prompt_tokens"] == 40 and line["steps"] == 4 and "does not parse" in line["reason"]
+    assert (tmp_path / "run/tests/cachetools-caches.0.py").read_text() == "def test_x(:\n"
+    assert summary["recall"] == 0.0 and summary["scored"] == 1
 
 
 def test_endpoint_failures_become_an_infra_error_not_a_zero(tmp_path, lru_problem):
@@ -140,10 +148,9 @@ def test_a_remote_endpoint_without_an_api_key_is_refused_before_any_work(monkeyp
         ChatAgent("https://api.example.invalid/v1", "gpt")
 
 
-def test_serve_local_refuses_non_loopback_addresses(tiny_lm):
-    model, tokenizer = tiny_lm
+def test_serve_local_refuses_non_loopback_addresses():
     with pytest.raises(ProceedingsError, match="loopback"):
-        serve_in_thread(ChatModel(model, tokenizer, "tiny"), host="0.0.0.0")
+        serve_in_thread(ChatModel(None, None, "never loaded"), host="0.0.0.0")
 
 
 @pytest.mark.slow

@@ -89,6 +89,7 @@ def _alive(tag):
     return False
 
 
+@pytest.mark.slow
 @needs_isolation
 def test_an_infinite_loop_is_killed_at_the_timeout_with_its_children():
     tag = f"pbtbench-child-{uuid.uuid4().hex}"

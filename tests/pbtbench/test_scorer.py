@@ -1,5 +1,7 @@
 """Fail->Pass semantics (spec 2.5 and acceptance check 4)."""
 
+import pytest
+
 from proceedings.pbtbench.sandbox import Limits, Sandbox
 from proceedings.pbtbench.scorer import Scorer
 from proceedings.pbtbench.test_files import reference_test_file
@@ -32,7 +34,7 @@ def test_hangs_only_with_the_lfu_bug():
 
 
 def test_fail_to_pass_credits_exactly_the_reference_tests(lru_problem):
-    code = reference_test_file(lru_problem, lru_problem.bugs) + FAILING
+    code = reference_test_file(lru_problem, lru_problem.bugs).replace("max_examples=200", "max_examples=60") + FAILING
     report = Scorer(lru_problem, Sandbox(Limits(wall_s=20, cpu_s=20))).score(code)
     found = {b.bug: b for b in report.bugs}
     assert found["sized-update-evicts-self"].found and found["sized-update-evicts-self"].functions == ["test_sized_currsize"]
@@ -44,6 +46,7 @@ def test_fail_to_pass_credits_exactly_the_reference_tests(lru_problem):
     assert report.recall == 1.0 and report.valid and report.uses_hypothesis
 
 
+@pytest.mark.slow
 def test_a_bug_detected_only_through_a_timeout_is_not_credited(lru_problem):
     report = Scorer(lru_problem, Sandbox(Limits(wall_s=3, cpu_s=20))).score(HANGING)
     assert report.timeouts == ["test_hangs_only_with_the_lfu_bug"]

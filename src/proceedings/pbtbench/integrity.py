@@ -9,9 +9,12 @@ change means something escaped the sandbox, and the run fails loudly.
 
 from __future__ import annotations
 
+import compileall
 import contextlib
 import hashlib
+import json
 import os
+import py_compile
 import shutil
 from importlib import metadata
 from pathlib import Path
@@ -54,6 +57,25 @@ def verify_tree(root: Path, expected: dict[str, str], what: str) -> None:
               else f"missing {missing[0]}")
     raise TamperedError(f"{what} at {root} does not match its content hash ({detail}); it was modified after "
                         f"it was built: delete {root.parent} and rerun")
+
+
+BYTECODE = "bytecode.json"  # beside a tree's site-packages: digests of the bytecode compiled at build time
+
+
+def compile_bytecode(site: Path) -> None:
+    """Compile a staged tree's sources (so a sandboxed run, which writes no bytecode, imports fast)
+    and record the bytecode's digests beside the tree; sources are verified against their inputs,
+    bytecode against this record, and CHECKED_HASH bytecode is used only if its source matches."""
+    compileall.compile_dir(str(site), quiet=2, workers=1,
+                           invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+    bytecode = {k: v for k, v in tree_manifest(site).items() if k.endswith(".pyc")}
+    (site.parent / BYTECODE).write_text(json.dumps(bytecode, indent=0))
+
+
+def recorded_bytecode(site: Path) -> dict[str, str]:
+    """The bytecode digests recorded when the tree at `site` was built ({} before it exists)."""
+    record = site.parent / BYTECODE
+    return json.loads(record.read_text()) if record.exists() else {}
 
 
 def installed_fingerprint(libraries: Iterable[str]) -> str:

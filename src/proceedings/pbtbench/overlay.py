@@ -22,12 +22,13 @@ from pathlib import Path
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
-from proceedings.pbtbench.integrity import file_digest, make_read_only, remove_tree, verify_tree
+from proceedings.pbtbench.integrity import (compile_bytecode, file_digest, make_read_only, recorded_bytecode,
+                                            remove_tree, verify_tree)
 from proceedings.pbtbench.patching import PatchError, apply_patch
 from proceedings.pbtbench.problem import Bug, Problem
 
 log = logging.getLogger(__name__)
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -107,10 +108,11 @@ def build_overlay(problem: Problem, bug_ids: tuple[str, ...] | list[str] = ()) -
     sources = package_files(problem)
     expected = {rel: (hashlib.sha256(patched[rel].encode()).hexdigest() if rel in patched else file_digest(path))
                 for rel, path in sources.items()}
-    overlay = Overlay(problem.id, tuple(b.id for b in bugs), key, final / "site-packages", expected)
     if not final.exists():
         _materialise(final, sources, patched)
-        log.debug("overlay %s for %s %s", key, problem.id, overlay.bugs)
+        log.debug("overlay %s for %s %s", key, problem.id, [b.id for b in bugs])
+    expected.update(recorded_bytecode(final / "site-packages"))
+    overlay = Overlay(problem.id, tuple(b.id for b in bugs), key, final / "site-packages", expected)
     overlay.verify()
     return overlay
 
@@ -127,6 +129,7 @@ def _materialise(final: Path, sources: dict[str, Path], patched: dict[str, str])
                 target.write_text(patched[relative])
             else:
                 shutil.copyfile(source, target)
+        compile_bytecode(staging / "site-packages")
         make_read_only(staging)
         try:
             os.rename(staging, final)

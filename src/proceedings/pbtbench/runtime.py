@@ -25,10 +25,11 @@ from packaging.utils import canonicalize_name
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
-from proceedings.pbtbench.integrity import file_digest, make_read_only, remove_tree, verify_tree
+from proceedings.pbtbench.integrity import (compile_bytecode, file_digest, make_read_only, recorded_bytecode,
+                                            remove_tree, verify_tree)
 
 RUNNER = ("pytest", "hypothesis")
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Runtime:
     key: str
     path: Path  # .../<key>/site-packages
     distributions: tuple[str, ...]
-    manifest: dict[str, str]
+    manifest: dict[str, str]  # sources (from the installed files) and bytecode (recorded at build)
 
     def verify(self) -> None:
         verify_tree(self.path, self.manifest, "the sandbox's test runtime")
@@ -103,10 +104,10 @@ def build_runtime(library: str | None = None) -> Runtime:
     digest.update(json.dumps(manifest).encode())
     key = digest.hexdigest()[:24]
     final = cache_root() / "pbtbench" / "runtimes" / key
-    runtime = Runtime(key, final / "site-packages", tuple(d.metadata["Name"] for d in dists), manifest)
     if not final.exists():
         _materialise(final, files, manifest)
-    return runtime
+    manifest = {**manifest, **recorded_bytecode(final / "site-packages")}
+    return Runtime(key, final / "site-packages", tuple(d.metadata["Name"] for d in dists), manifest)
 
 
 def _materialise(final: Path, files: dict[str, Path], manifest: dict[str, str]) -> None:
@@ -117,6 +118,7 @@ def _materialise(final: Path, files: dict[str, Path], manifest: dict[str, str]) 
             target = staging / "site-packages" / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(files[relative], target)
+        compile_bytecode(staging / "site-packages")
         make_read_only(staging)
         try:
             staging.rename(final)
