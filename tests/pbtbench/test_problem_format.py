@@ -56,6 +56,15 @@ def test_missing_patch_file_and_unannotated_property_are_refused(tmp_path):
         load_problem(root)
 
 
+def test_a_property_that_returns_early_is_refused_so_guards_count_in_the_reach_rate(tmp_path):
+    root = _copy(tmp_path)
+    props = root / "reference" / "props.py"
+    props.write_text(props.read_text().replace("    assume(1 <= maxsize <= 8)\n",
+                                               "    if not 1 <= maxsize <= 8:\n        return\n", 1))
+    with pytest.raises(ProblemFormatError, match="returns early; state preconditions with assume"):
+        load_problem(root)
+
+
 def test_unvalidated_problem_has_no_admitted_bugs_and_says_what_to_run(tmp_path):
     root = _copy(tmp_path)
     (root / "bugs.lock.json").unlink(missing_ok=True)

@@ -240,14 +240,15 @@ def serve_local(model: str = typer.Option("smollm2-135m", help="Alias, local dir
 
 
 @app.command()
-def bench(problem_ids: List[str] = typer.Argument(None, help="Problems to time (default: three)."),
-          jobs: int = typer.Option(2, help="Processes for the parallel measurement."),
+def bench(problem_id: str = typer.Argument("cachetools-caches", help="Problem whose library the throughput runs use."),
+          runs_dir: Optional[Path] = typer.Option(None, help="A folder of agent run folders (e.g. "
+                                                  "results/pbtbench/small/runs) for seconds per scored problem."),
           out: Optional[Path] = typer.Option(None, help="Write the measurements as JSON here."),
           problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
-    """Speed: wall time per scored problem, sandbox runs per second, validation time vs bugs, --jobs."""
+    """Speed: sandboxed runs/s per level, seconds per scored problem per agent, validation time per bug."""
     from proceedings.pbtbench.speed import measure_speed
 
-    result = measure_speed(_bench(problems_dir), problem_ids or None, jobs=jobs)
+    result = measure_speed(_bench(problems_dir), problem_id, runs_dir)
     console.print_json(json.dumps(result))
     if out:
         out.write_text(json.dumps(result, indent=1) + "\n")
