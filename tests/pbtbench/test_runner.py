@@ -16,7 +16,7 @@ from tests.pbtbench.conftest import subset_problem
 @pytest.mark.parametrize("agent, recall", [pytest.param(ReferenceAgent, 1.0, marks=pytest.mark.slow),
                                            (EmptyAgent, 0.0)])
 def test_resume_after_a_cut_short_line_gives_the_same_summary(tmp_path, agent, recall):
-    lru_problem = subset_problem(tmp_path / "problems", "cachetools-caches", ["lfu-pair-promotion"])
+    lru_problem = subset_problem(tmp_path / "problems", "cachetools-caches", ["rr-delete-stale-index"])
     full = run_benchmark(agent(), [lru_problem], tmp_path / "full", runs=2)
     assert full["recall"] == recall and full["instances"] == 2
     partial = tmp_path / "partial"

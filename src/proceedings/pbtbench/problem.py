@@ -49,6 +49,7 @@ class Bug:
     invariant_quote: str
     trigger: str  # hidden description of the trigger region
     tags: tuple[str, ...] = ()
+    refused: str = ""  # why the realism audit refuses this bug (an artificial gate, not a plausible mistake)
 
     @property
     def patch_text(self) -> str:
@@ -179,7 +180,8 @@ def _read_bug(toml_path: Path, root: Path, index: int, entry: Any, params: dict[
                                  f"from {inv.text('doc')}")
     return Bug(id=read.text("id", pattern=_ID), level=level, patch=patch, property=prop,
                location=read.text("location"), invariant_doc=inv.text("doc"), invariant_quote=quote,
-               trigger=read.text("trigger"), tags=tuple(read.strings("tags", required=False)))
+               trigger=read.text("trigger"), tags=tuple(read.strings("tags", required=False)),
+               refused=str(entry.get("refused", "")))
 
 
 def _property_parameters(props: Path) -> dict[str, tuple[tuple[str, str], ...]]:

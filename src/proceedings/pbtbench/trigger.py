@@ -11,7 +11,9 @@ For every bug the meter measures, in real sandboxed runs of `max_examples` examp
   - on the library with every other bug applied, reference strategy (gate: never: the other bugs
     do not trigger this bug's property, which is also what conservative Fail->Pass needs).
 The library's example tests must pass with the bug applied, and the patch must apply, reverse-apply
-and pass the hygiene lint. A bug that fails any gate is not admitted.
+and pass the hygiene lint. A bug the realism audit refused (`refused = "why"` in problem.toml: an
+artificial gate rather than a plausible maintainer mistake) is recorded and not measured. A bug
+that fails any gate is not admitted.
 """
 
 from __future__ import annotations
@@ -145,7 +147,7 @@ def validate(problem: Problem, runs: int = 20, examples: int = 200, jobs: int = 
 def _measure_gates(problem: Problem, runs: int, examples: int, jobs: int, limits: Limits) -> dict[str, Any]:
     started = time.perf_counter()
     patch_problems = {bug.id: check_patch(problem, bug) for bug in problem.bugs}
-    good = tuple(b for b in problem.bugs if not patch_problems[b.id])
+    good = tuple(b for b in problem.bugs if not patch_problems[b.id] and not b.refused)
     try:
         patched_texts(problem, good)  # every good patch applies on top of all the others
     except PatchError as err:
@@ -182,6 +184,9 @@ def _bug_record(problem: Problem, bug: Bug, good: tuple[Bug, ...], cells: dict, 
                               "patch_problems": patch_problems}
     if patch_problems:
         record.update(gates={"patch": False}, admitted=False)
+        return record
+    if bug.refused:  # the realism audit: nothing to measure
+        record.update(gates={"realism": False}, refused=bug.refused, admitted=False)
         return record
     clean, mine = cells[()], cells[(bug.id,)]
     reference, default = mine[ProbeTask(bug.property, "reference")], mine[ProbeTask(bug.property, "default")]
