@@ -134,7 +134,7 @@ def workspace(problem_id: str, target: Path, problems_dir: Optional[Path] = PROB
 
 
 @app.command()
-def run(agent: str = typer.Option(..., help="reference | default-strategy | empty | openai"),
+def run(agent: str = typer.Option(..., help="reference | default-strategy | empty | cheat | openai"),
         regime: str = typer.Option("pbt", help="Prompt regime for LLM agents: baseline | pbt."),
         model: str = typer.Option("smollm2-135m", help="Model name sent to the endpoint."),
         base_url: str = typer.Option("http://127.0.0.1:8000/v1", help="OpenAI-compatible endpoint."),

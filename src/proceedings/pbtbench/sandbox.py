@@ -105,11 +105,10 @@ class RunOutcome:
 @functools.lru_cache(maxsize=None)
 def available_level() -> str:
     """The best isolation level this machine supports (probed once, with a real isolated import)."""
-    if shutil.which("unshare") and shutil.which("setpriv"):
-        for level in (("namespaces",) if os.geteuid() == 0 else ("user-namespaces",)):
-            if _probe(level):
-                return level
-        log.warning("namespaces are unavailable here: untrusted tests cannot be isolated")
+    level = "namespaces" if os.geteuid() == 0 else "user-namespaces"
+    if shutil.which("unshare") and shutil.which("setpriv") and _probe(level):
+        return level
+    log.warning("namespaces are unavailable here: untrusted tests cannot be isolated")
     return "process-group"
 
 
@@ -145,8 +144,8 @@ class Sandbox:
             raise ProceedingsError("no isolating sandbox is available (needs `unshare` and `setpriv` with mount "
                                    "namespaces); untrusted tests would see every file. Pass --unsafe-no-sandbox "
                                    "only for files you trust")
-        if not unsafe and level == "process-group":
-            log.warning("sandbox level process-group: tests run without file isolation")
+        if level == "process-group":
+            log.warning("sandbox level process-group: tests run without file isolation (unsafe)")
         self.limits, self.level, self.keep = limits, level, keep
         self.last_run_dir: Path | None = None
 
