@@ -32,7 +32,7 @@ CLAIM = ("Injected semantic bugs are almost never found by default Hypothesis st
          "documentation-derived strategies.")
 PAPER = {"problems": 100, "libraries": 40, "bugs": 365, "bugs_by_level": {"L1": 87, "L2": 184, "L3": 94},
          "llm_recall_pbt_prompt": "42.1-83.4 %", "llm_recall_baseline_prompt": "31.4-76.7 %"}
-TINY_PROBLEMS = ("hpack-codec", "toolz-dicttoolz", "msgpack-streaming")
+TINY_PROBLEMS = ("hpack-codec", "toolz-dicttoolz", "pylru-managers")
 FRESH_SEED = 7000  # scoring and reach seeds start here: disjoint from admission seeds 1000..1000+runs-1
 
 

@@ -106,7 +106,8 @@ class Problem:
         return json.loads(self.lock_file.read_text())
 
     def admitted_bugs(self) -> tuple[Bug, ...]:
-        """Bugs whose gates all held at the last validation of exactly these patches (spec 2.3)."""
+        """Bugs whose gates all held at the last validation of exactly these patches (spec 2.3) and
+        that the realism audit did not refuse (the audit in problem.toml outranks an older lock)."""
         lock = self.lock()
         if lock is None:
             raise ProceedingsError(f"problem '{self.id}' has no {self.lock_file.name}; "
@@ -116,7 +117,7 @@ class Problem:
             if record is None or record.get("patch_sha256") != bug.patch_sha256:
                 raise ProceedingsError(f"{self.lock_file} is stale for bug '{bug.id}' (missing or its patch "
                                        f"changed); run `proceedings pbtbench validate {self.id}`")
-        return tuple(b for b in self.bugs if lock["bugs"][b.id]["admitted"])
+        return tuple(b for b in self.bugs if lock["bugs"][b.id]["admitted"] and not b.refused)
 
 
 def load_problem(root: Path | str) -> Problem:
