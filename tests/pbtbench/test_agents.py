@@ -88,15 +88,16 @@ def test_the_client_omits_options_set_to_none_so_a_reasoning_endpoint_accepts_it
     url = f"http://127.0.0.1:{server.server_port}/v1"
     try:
         messages = [{"role": "user", "content": "hi"}]
-        reply, _, error = ChatAgent(url, "r", sampling=Sampling())._complete(messages, seed=0)
+        agent = ChatAgent(url, "r", sampling=Sampling())  # one client; its options change between requests
+        reply, _, error = agent._complete(messages, seed=0)
         assert (reply, error) == ("SUBMIT", "")
-        _, _, refused = ChatAgent(url, "r", sampling=Sampling(temperature=0.7))._complete(messages, seed=0)
-        assert "temperature" in refused
+        agent.sampling = Sampling(temperature=0.7)
+        assert "temperature" in agent._complete(messages, seed=0)[2]
         for run in range(3):  # --runs 3 at a positive temperature: one seed per run, so the runs differ
-            ChatAgent(url, "r", sampling=Sampling(temperature=0.7))._complete(messages, seed=run)
+            agent._complete(messages, seed=run)
         assert [(r["seed"], r["temperature"]) for r in StrictEndpoint.requests[-3:]] == [(0, 0.7), (1, 0.7), (2, 0.7)]
-        reasoning = Sampling(max_tokens=900, token_field="max_completion_tokens", reasoning_effort="low")
-        _, _, error = ChatAgent(url, "r", sampling=reasoning)._complete(messages, seed=1)
+        agent.sampling = Sampling(max_tokens=900, token_field="max_completion_tokens", reasoning_effort="low")
+        _, _, error = agent._complete(messages, seed=1)
     finally:
         server.shutdown()
     assert error == "" and StrictEndpoint.requests[-1]["max_completion_tokens"] == 900
