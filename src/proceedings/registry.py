@@ -111,7 +111,7 @@ SYSTEMS: tuple[System, ...] = (
     System("pbtbench", "PBT-Bench: property-based testing benchmark",
            "Injected semantic bugs are almost never found by default Hypothesis strategies but are "
            "found by documentation-derived strategies; LLM agents recall 31-83% of them.",
-           needs=("hypothesis",)),
+           needs=("hypothesis",), warm_up="proceedings.pbtbench.runtime:warm_up"),
     System("peagle", "P-EAGLE: parallel drafting for speculative decoding",
            "A learnable shared hidden state lets an EAGLE drafter predict several tokens in one "
            "forward pass, 1.10-1.36x faster than autoregressive EAGLE-3."),

@@ -30,5 +30,5 @@ def subset_problem(tmp_path: Path, problem_id: str, bug_ids: list[str], admitted
 
 @pytest.fixture
 def lru_problem(tmp_path):
-    """cachetools with two bugs: a sized-cache accounting bug (L2) and an LFU bug (L3)."""
-    return subset_problem(tmp_path, "cachetools-caches", ["sized-update-evicts-self", "lfu-pair-promotion"])
+    """cachetools with two bugs: a sized-cache accounting bug and a random-replacement deletion bug (L2)."""
+    return subset_problem(tmp_path, "cachetools-caches", ["sized-update-evicts-self", "rr-delete-stale-index"])

@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from proceedings.pbtbench.test_files import reference_test_file
 from tests.pbtbench.conftest import subset_problem
 
@@ -9,11 +11,13 @@ def _cli(*args):
     return subprocess.run([sys.executable, "-m", "proceedings", "pbtbench", *args], capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_list_and_env_report_problems_and_the_sandbox_level():
     listed = _cli("list")
     assert listed.returncode == 0 and "cachetools-caches" in listed.stdout
 
 
+@pytest.mark.slow
 def test_score_prints_per_bug_verdicts(tmp_path):
     problem = subset_problem(tmp_path / "problems", "cachetools-caches", ["sized-exact-capacity"])
     test_file = tmp_path / "pbt_test.py"

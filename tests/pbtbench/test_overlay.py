@@ -3,14 +3,14 @@ import shutil
 
 import pytest
 
-from proceedings.pbtbench.overlay import (build_overlay, installed_site_packages, overlays_root, package_files,
-                                          site_packages_fingerprint)
+from proceedings.pbtbench.integrity import installed_fingerprint
+from proceedings.pbtbench.overlay import build_overlay, installed_site_packages, overlays_root, package_files
 from proceedings.pbtbench.patching import PatchError
 from tests.pbtbench.conftest import subset_problem
 
 
 def test_overlays_are_content_addressed_read_only_copies_under_site_packages(lru_problem):
-    before = site_packages_fingerprint([lru_problem])
+    before = installed_fingerprint([lru_problem.library])
     clean = build_overlay(lru_problem, ())
     buggy = build_overlay(lru_problem, ("sized-update-evicts-self",))
     assert build_overlay(lru_problem, ("sized-update-evicts-self",)).key == buggy.key
@@ -23,7 +23,7 @@ def test_overlays_are_content_addressed_read_only_copies_under_site_packages(lru
         assert (buggy.path / relative).stat().st_mode & 0o222 == 0
     changed = (buggy.path / "cachetools/__init__.py").read_text() != (site / "cachetools/__init__.py").read_text()
     assert changed
-    assert site_packages_fingerprint([lru_problem]) == before
+    assert installed_fingerprint([lru_problem.library]) == before
 
 
 def test_a_patch_that_does_not_apply_leaves_no_overlay(tmp_path, monkeypatch):

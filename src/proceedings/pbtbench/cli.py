@@ -22,6 +22,28 @@ def _bench(problems_dir: Optional[Path]):
 
 
 PROBLEMS_OPTION = typer.Option(None, "--problems-dir", help="A folder of problem folders (default: the shipped ones).")
+UNSAFE_OPTION = typer.Option(False, "--unsafe-no-sandbox", help="Run tests without file isolation where no "
+                             "namespaces exist (only for files you trust).")
+
+
+def _optional(value: str, kind: type, option: str):
+    """'none' -> None (the option is left out of requests), else the value as `kind`."""
+    if value.strip().lower() == "none":
+        return None
+    try:
+        return kind(value)
+    except ValueError:
+        from proceedings.core.errors import ProceedingsError
+
+        raise ProceedingsError(f"{option} must be a {kind.__name__} or 'none' (got '{value}')") from None
+
+
+def _token_field(value: str) -> str:
+    from proceedings.core.errors import ProceedingsError
+
+    if value not in ("max_tokens", "max_completion_tokens"):
+        raise ProceedingsError(f"--token-field must be max_tokens or max_completion_tokens (got '{value}')")
+    return value
 
 
 @app.command("list")
@@ -61,19 +83,17 @@ def show(problem_id: str, problems_dir: Optional[Path] = PROBLEMS_OPTION) -> Non
 def env(problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
     """Check libraries (pinned versions, pure or C accelerator switched off) and the sandbox level."""
     from proceedings.core.errors import ProceedingsError
-    from proceedings.pbtbench.overlay import build_overlay
-    from proceedings.pbtbench.sandbox import Sandbox, available_level, run_pytest
-    from proceedings.pbtbench.trigger import compiled_modules
+    from proceedings.pbtbench.overlay import compiled_modules
+    from proceedings.pbtbench.pytest_run import run_pytest
+    from proceedings.pbtbench.sandbox import Sandbox, available_level, target_for
 
     level = available_level()
     console.print(f"sandbox level: [bold]{level}[/bold]" + ("" if level != "process-group" else
                   " (no namespaces: network blocked by a socket guard only; see README)"))
-    sandbox, failures = Sandbox(), 0
+    sandbox, failures = Sandbox(unsafe=True), 0  # a trivial test of our own
     for p in _bench(problems_dir):
         try:
-            overlay = build_overlay(p, ())
-            report = run_pytest(sandbox, "env_test.py", "def test_import():\n    pass\n", overlay, p.seed,
-                                p.env, p.import_names, compiled_modules(p))
+            report = run_pytest(sandbox, "env_test.py", "def test_import():\n    pass\n", target_for(p), p.seed)
             ok = report.verdicts.get("test_import") == "passed"
             detail = report.output.strip().splitlines()[-1] if not ok and report.output.strip() else ""
         except ProceedingsError as err:
@@ -114,28 +134,39 @@ def workspace(problem_id: str, target: Path, problems_dir: Optional[Path] = PROB
 
 
 @app.command()
-def run(agent: str = typer.Option(..., help="reference | default-strategy | empty | openai"),
+def run(agent: str = typer.Option(..., help="reference | default-strategy | empty | cheat | openai"),
         regime: str = typer.Option("pbt", help="Prompt regime for LLM agents: baseline | pbt."),
         model: str = typer.Option("smollm2-135m", help="Model name sent to the endpoint."),
         base_url: str = typer.Option("http://127.0.0.1:8000/v1", help="OpenAI-compatible endpoint."),
         api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the API key."),
         max_steps: int = typer.Option(12, help="Agent steps per problem."),
-        max_tokens: int = typer.Option(1024, help="Tokens per reply."),
+        max_tokens: str = typer.Option("none", help="Tokens per reply, or 'none' to leave it to the endpoint."),
+        temperature: str = typer.Option("none", help="Sampling temperature, or 'none' (the endpoint's default, "
+                                         "usually 1: runs differ, as the paper's three runs do)."),
+        token_field: str = typer.Option("max_tokens", help="max_tokens | max_completion_tokens (OpenAI "
+                                         "reasoning models)."),
+        reasoning_effort: str = typer.Option("none", help="low | medium | high for reasoning models, or 'none'."),
         runs: int = typer.Option(1, help="Independent runs per problem."),
         problems: List[str] = typer.Option(None, "--problem", help="Problem ids (repeatable; default all)."),
         out: Path = typer.Option(..., help="Run folder (results.jsonl, transcripts/, tests/, summary.json)."),
         resume: bool = typer.Option(False, help="Continue a run folder, skipping finished instances."),
         jobs: int = typer.Option(1, help="Instances in parallel (processes)."),
         timeout: float = typer.Option(60.0, help="Wall-clock seconds per sandboxed pytest run."),
+        unsafe_no_sandbox: bool = UNSAFE_OPTION,
         problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
     """Run an agent over problems and score every submitted file Fail->Pass."""
     from proceedings.pbtbench.agents import make_agent
+    from proceedings.pbtbench.agents.chat import Sampling
     from proceedings.pbtbench.runner import run_benchmark
     from proceedings.pbtbench.sandbox import Limits
 
     limits = Limits(wall_s=timeout, cpu_s=int(timeout))
+    sampling = Sampling(temperature=_optional(temperature, float, "--temperature"),
+                        max_tokens=_optional(max_tokens, int, "--max-tokens"), token_field=_token_field(token_field),
+                        reasoning_effort=_optional(reasoning_effort, str, "--reasoning-effort"))
     options = dict(base_url=base_url, model=model, regime=regime, api_key_env=api_key_env,
-                   max_steps=max_steps, max_tokens=max_tokens, limits=limits) if agent == "openai" else {}
+                   max_steps=max_steps, sampling=sampling, limits=limits,
+                   unsafe=unsafe_no_sandbox) if agent == "openai" else {}
     chosen = make_agent(agent, **options)
     selected = _bench(problems_dir).select(problems)
 
@@ -145,13 +176,14 @@ def run(agent: str = typer.Option(..., help="reference | default-strategy | empt
                       + (f" [red]infra error: {record['infra_error']}[/red]" if record["infra_error"] else ""))
 
     summary = run_benchmark(chosen, selected, out, runs=runs, resume=resume, jobs=jobs, limits=limits,
-                            progress=progress)
+                            progress=progress, unsafe=unsafe_no_sandbox)
     console.print_json(json.dumps(summary))
 
 
 @app.command()
 def score(problem_id: str, test_file: Path, timeout: float = typer.Option(60.0),
-          problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
+          seed: Optional[int] = typer.Option(None, help="Hypothesis seed (default: the problem's)."),
+          unsafe_no_sandbox: bool = UNSAFE_OPTION, problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
     """Score one test file against a problem's admitted bugs (per-function Fail->Pass)."""
     from proceedings.core.errors import ProceedingsError
     from proceedings.pbtbench.sandbox import Limits, Sandbox
@@ -159,13 +191,35 @@ def score(problem_id: str, test_file: Path, timeout: float = typer.Option(60.0),
 
     if not test_file.is_file():
         raise ProceedingsError(f"test file '{test_file}' does not exist")
-    report = Scorer(_bench(problems_dir)[problem_id], Sandbox(Limits(wall_s=timeout, cpu_s=int(timeout)))).score(
-        test_file.read_text())
+    sandbox = Sandbox(Limits(wall_s=timeout, cpu_s=int(timeout)), unsafe=unsafe_no_sandbox)
+    report = Scorer(_bench(problems_dir)[problem_id], sandbox, seed=seed).score(test_file.read_text())
     for b in report.bugs:
         console.print(f"  {b.bug} [{b.level}]: " + (f"found ({b.rule}) by {', '.join(b.functions)}" if b.found
                                                     else "not found"))
     console.print(f"recall {report.recall:.3f}; false positives: {report.false_positives or 'none'}; "
                   f"{report.runs} sandboxed runs in {report.wall_s:.1f} s" + (f"; {report.reason}" if report.reason else ""))
+
+
+@app.command()
+def compare(run_dirs: List[Path] = typer.Argument(..., help="Run folders written by `run` (one per regime/model)."),
+            name: List[str] = typer.Option(None, "--name", help="A label per folder (repeatable, in order)."),
+            out: Optional[Path] = typer.Option(None, help="Write the rows as JSON here.")) -> None:
+    """Recall per regime (or model) with 95 % bootstrap intervals over problems, paired to the first."""
+    from proceedings.pbtbench.compare import compare as compare_runs
+    from proceedings.pbtbench.compare import rows_json
+
+    rows = compare_runs(run_dirs, name or None)
+    table = Table(title=f"Bug recall on the {rows[0].problems} problems every folder scored (10,000 bootstrap resamples)")
+    for column in ("configuration", "recall", "95 % interval", f"minus {rows[0].name}", "95 % interval",
+                   "instances", "infra errors"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row.name, f"{row.recall:.3f}", f"[{row.interval[0]:.3f}, {row.interval[1]:.3f}]",
+                      f"{row.difference:+.3f}", f"[{row.difference_interval[0]:+.3f}, {row.difference_interval[1]:+.3f}]",
+                      str(row.instances), str(row.infra_errors))
+    console.print(table)
+    if out:
+        out.write_text(rows_json(rows) + "\n")
 
 
 @app.command("serve-local")
@@ -186,14 +240,15 @@ def serve_local(model: str = typer.Option("smollm2-135m", help="Alias, local dir
 
 
 @app.command()
-def bench(problem_ids: List[str] = typer.Argument(None, help="Problems to time (default: three)."),
-          jobs: int = typer.Option(2, help="Processes for the parallel measurement."),
+def bench(problem_id: str = typer.Argument("cachetools-caches", help="Problem whose library the throughput runs use."),
+          runs_dir: Optional[Path] = typer.Option(None, help="A folder of agent run folders (e.g. "
+                                                  "results/pbtbench/small/runs) for seconds per scored problem."),
           out: Optional[Path] = typer.Option(None, help="Write the measurements as JSON here."),
           problems_dir: Optional[Path] = PROBLEMS_OPTION) -> None:
-    """Speed: wall time per scored problem, sandbox runs per second, validation time vs bugs, --jobs."""
+    """Speed: sandboxed runs/s per level, seconds per scored problem per agent, validation time per bug."""
     from proceedings.pbtbench.speed import measure_speed
 
-    result = measure_speed(_bench(problems_dir), problem_ids or None, jobs=jobs)
+    result = measure_speed(_bench(problems_dir), problem_id, runs_dir)
     console.print_json(json.dumps(result))
     if out:
         out.write_text(json.dumps(result, indent=1) + "\n")

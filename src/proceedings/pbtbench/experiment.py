@@ -1,12 +1,13 @@
-"""reproduce(scale): the benchmark's premise, measured (paper: abstract and Sec. 3).
+"""reproduce(scale): the benchmark's premise, measured on fresh seeds (paper: abstract and Sec. 3).
 
-Data: the shipped problems and their admitted bugs. Method: the trigger-rate meter on every bug
-(reference strategy vs type-directed default strategy, on the library with only that bug), and
-the offline agents scored Fail->Pass: `reference` (documentation-derived strategies: the ceiling),
-`default-strategy` (the same properties, st.from_type inputs: the paper's premise), `empty` (floor).
-Verdict: reference recall is 1.0 while default strategies find at most 5 % of L2/L3 bugs.
-The paper's LLM comparison needs a capable model behind an OpenAI-compatible endpoint
-(`proceedings pbtbench run --agent openai ...`); SmolLM2 served locally is the offline floor.
+Data: the shipped problems and their admitted bugs (admitted with seeds 1000.., recorded in each
+bugs.lock.json). Method: the offline agents scored Fail->Pass by the same scorer an LLM agent
+gets, with a Hypothesis seed disjoint from every admission seed: `reference` (documentation-
+derived strategies: the ceiling), `default-strategy` (the same properties, st.from_type inputs:
+the paper's premise), `empty` (the floor) and `cheat` (an attack on the sandbox). The reach rate
+of the default strategy (examples past every `assume`) is re-measured per bug on fresh seeds too,
+so no check re-reads an admission gate. The paper's LLM comparison needs a capable model behind an
+OpenAI-compatible endpoint (`proceedings pbtbench run --agent openai ...`, `compare`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import statistics
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -30,107 +32,111 @@ CLAIM = ("Injected semantic bugs are almost never found by default Hypothesis st
          "documentation-derived strategies.")
 PAPER = {"problems": 100, "libraries": 40, "bugs": 365, "bugs_by_level": {"L1": 87, "L2": 184, "L3": 94},
          "llm_recall_pbt_prompt": "42.1-83.4 %", "llm_recall_baseline_prompt": "31.4-76.7 %"}
-TINY_PROBLEMS = ("hpack-codec", "toolz-dicttoolz", "msgpack-streaming")
+TINY_PROBLEMS = ("hpack-codec", "toolz-dicttoolz", "pylru-managers")
+FRESH_SEED = 7000  # scoring and reach seeds start here: disjoint from admission seeds 1000..1000+runs-1
 
 
 @dataclass(frozen=True)
 class PbtBenchConfig:
     problems: tuple[str, ...] | None  # None: every shipped problem
-    trigger_runs: int  # runs per trigger-rate cell; 0 = read the table from the lock files
+    reach_runs: int  # fresh-seed runs per problem for the reach rate (default strategy, all bugs applied)
     examples: int = 200  # max_examples per run (paper)
-    agents: tuple[str, ...] = ("reference", "default-strategy", "empty")
-    runs_per_agent: int = 1  # the offline agents are deterministic
+    agents: tuple[str, ...] = ("reference", "default-strategy", "empty", "cheat")
+    runs_per_agent: int = 1  # the offline agents are deterministic given the seed
     jobs: int = 2
     wall_s: float = 60.0  # per sandboxed pytest run (spec 2.4: 60 s small, 300 s paper)
+    scoring_seed: int = FRESH_SEED
+    reach_seed: int = FRESH_SEED + 100
 
 
 CONFIGS = {
-    "tiny": PbtBenchConfig(problems=TINY_PROBLEMS, trigger_runs=0, jobs=3),  # one process per problem
-    "small": PbtBenchConfig(problems=None, trigger_runs=5),
-    "paper": PbtBenchConfig(problems=None, trigger_runs=20, runs_per_agent=3, wall_s=300.0),
+    "tiny": PbtBenchConfig(problems=TINY_PROBLEMS, reach_runs=1, jobs=3),  # one process per problem
+    "small": PbtBenchConfig(problems=None, reach_runs=2),
+    "paper": PbtBenchConfig(problems=None, reach_runs=10, runs_per_agent=3, wall_s=300.0),
 }
 
 
 def reproduce(scale: str, seed: int = 0) -> Result:
-    """Trigger-rate table by level, then the offline agents' recall (reference vs default strategies)."""
+    """Reach rates on fresh seeds, then the offline agents' recall through the scorer (fresh seeds)."""
     cfg = CONFIGS[check_scale(scale)]
-    bench = Benchmark.load()
-    problems = bench.select(list(cfg.problems) if cfg.problems else None)
+    problems = Benchmark.load().select(list(cfg.problems) if cfg.problems else None)
     out = artifact_dir("pbtbench", scale)
     limits = Limits(wall_s=cfg.wall_s, cpu_s=int(cfg.wall_s))
 
-    table = trigger_table(problems, cfg)
+    table = reach_table(problems, cfg)
     recalls = {}
     for name in cfg.agents + _endpoint_agents():
-        agent = make_agent(name, **_endpoint_options(name))
         runs_dir = out / "runs" / name
-        _fresh(runs_dir)
-        recalls[name] = run_benchmark(agent, problems, runs_dir, runs=cfg.runs_per_agent, jobs=cfg.jobs,
-                                      limits=limits)
-    (out / "trigger_table.json").write_text(json.dumps(table, indent=1) + "\n")
-    artifacts = [plot_recall(recalls, out / "recall_by_level.png"), plot_trigger(table, out / "trigger_rates.png")]
-
-    ref, default, empty = recalls["reference"], recalls["default-strategy"], recalls["empty"]
-    hard = _level_recall(default, ("L2", "L3"))
-    metrics = {"problems": len(problems), "libraries": len({p.library for p in problems}),
-               "bugs": ref["bugs"], "bugs_by_level": ref["bugs_by_level"],
-               "reference_recall": ref["recall"], "reference_recall_by_level": ref["recall_by_level"],
-               "reference_false_positives": ref["false_positive_functions"],
-               "trigger_table_mean": _table_means(table),
-               **{f"{n}_recall": s["recall"] for n, s in recalls.items() if n not in ("reference",)}}
-    baseline = {"name": "default-strategy (st.from_type on the reference properties)",
-                "recall": default["recall"], "recall_by_level": default["recall_by_level"],
-                "recall_L2_L3": hard, "empty_recall": empty["recall"]}
+        shutil.rmtree(runs_dir, ignore_errors=True)  # the runner refuses to overwrite a run folder
+        recalls[name] = run_benchmark(make_agent(name, **_endpoint_options(name)), problems, runs_dir,
+                                      runs=cfg.runs_per_agent, jobs=cfg.jobs, limits=limits,
+                                      scoring_seed=cfg.scoring_seed + seed)
+    (out / "reach_table.json").write_text(json.dumps(table, indent=1) + "\n")
+    artifacts = [plot_recall(recalls, out / "recall_by_level.png"), plot_reach(table, out / "reach_rates.png")]
+    metrics, baseline = measured(problems, recalls, table, cfg, seed)
     return Result(
         system="pbtbench", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline,
         checks=verdict(metrics, baseline), paper=PAPER, paper_source="abstract", config=asdict(cfg), seed=seed,
         notes=("The paper's headline compares eight LLMs; no capable LLM runs offline here, so this record "
                "measures the benchmark's premise (reference vs default strategies) with real libraries and "
-               "real injected bugs. Trigger rates: "
-               + ("read from the problems' bugs.lock.json (measured by `validate`)." if cfg.trigger_runs == 0
-                  else f"re-measured here, {cfg.trigger_runs} runs x {cfg.examples} examples per cell.")),
-        artifacts=[str(Path(a).relative_to(out.parent.parent)) for a in artifacts],
-        device="cpu",
-    )
+               "real injected bugs, on Hypothesis seeds disjoint from the admission seeds."),
+        artifacts=[str(Path(a).relative_to(out.parent.parent)) for a in artifacts], device="cpu")
+
+
+def measured(problems: list[Problem], recalls: dict[str, dict[str, Any]], table: list[dict[str, Any]],
+             cfg: PbtBenchConfig, seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The record's metrics (the method: reference strategies) and baseline (default strategies)."""
+    ref, default = recalls["reference"], recalls["default-strategy"]
+    admission = sorted({tuple(p.lock()["seeds"]) for p in problems})
+    metrics = {"problems": len(problems), "libraries": len({p.library for p in problems}),
+               "bugs": ref["bugs"], "bugs_by_level": ref["bugs_by_level"],
+               "reference_recall": ref["recall"], "reference_recall_by_level": ref["recall_by_level"],
+               "reference_false_positives": ref["false_positive_functions"],
+               "mean_reach": round(statistics.fmean(r["reach"] for r in table), 4),
+               "reach_by_level": _level_means(table, "reach"), "bugs_below_reach_0_2": sum(r["reach"] < 0.2 for r in table),
+               "empty_recall": recalls["empty"]["recall"], "cheat_recall": recalls["cheat"]["recall"],
+               "cheat_sandbox_runs": recalls["cheat"]["sandbox_runs"],
+               "scoring_seed": cfg.scoring_seed + seed, "reach_seeds": [cfg.reach_seed, cfg.reach_seed + cfg.reach_runs - 1],
+               "admission_seeds": [list(s) for s in admission],
+               **{f"{n}_recall": s["recall"] for n, s in recalls.items() if n not in ("reference", "empty", "cheat")}}
+    baseline = {"name": "default-strategy (st.from_type on the reference properties)",
+                "recall": default["recall"], "recall_by_level": default["recall_by_level"],
+                "recall_L2_L3": _level_recall(default, ("L2", "L3"))}
+    return metrics, baseline
 
 
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
-    """The premise: reference properties find every bug, default strategies almost none of the hard ones."""
-    return {"reference recall == 1.0": metrics["reference_recall"] == 1.0,
-            "default-strategy recall on L2/L3 <= 0.05": baseline["recall_L2_L3"] <= 0.05,
-            "default-strategy recall < reference recall": baseline["recall"] < metrics["reference_recall"],
-            "empty recall == 0.0": baseline["empty_recall"] == 0.0,
-            "no false positives from the reference": metrics["reference_false_positives"] == 0}
+    """The premise on fresh seeds: reference strategies find the bugs, default ones almost none of the
+    hard ones although their examples do reach the assertions, and no reading of hidden files pays."""
+    scoring = [metrics["scoring_seed"], *range(metrics["reach_seeds"][0], metrics["reach_seeds"][1] + 1)]
+    admitted = {s for low, high in metrics["admission_seeds"] for s in range(low, high + 1)}
+    return {"gate: scoring and reach seeds disjoint from the admission seeds": not admitted & set(scoring),
+            "gate: mean reach rate of admitted bugs >= 0.20": metrics["mean_reach"] >= 0.20,
+            "reference recall >= 0.95 (fresh seeds)": metrics["reference_recall"] >= 0.95,
+            "default-strategy recall on L2+L3 <= 0.05 (fresh seeds)": baseline["recall_L2_L3"] <= 0.05,
+            "the cheat file scores 0": metrics["cheat_recall"] == 0.0}
 
 
-def trigger_table(problems: list[Problem], cfg: PbtBenchConfig) -> list[dict[str, Any]]:
-    """Per admitted bug: detection rate and per-example rate, reference vs default strategy."""
+def reach_table(problems: list[Problem], cfg: PbtBenchConfig) -> list[dict[str, Any]]:
+    """Per admitted bug: reach and trigger rate of the default strategy on fresh seeds (all bugs applied)."""
     rows = []
-    sandbox = Sandbox(Limits(wall_s=900, cpu_s=900))
+    sandbox = Sandbox(Limits(wall_s=900, cpu_s=900), unsafe=True)  # the project's own properties
     for problem in problems:
-        lock = problem.lock()
-        for bug in problem.admitted_bugs():
-            if cfg.trigger_runs:
-                tasks = [ProbeTask(bug.property, "reference"), ProbeTask(bug.property, "default")]
-                cells = probe(problem, (bug.id,), tasks, cfg.trigger_runs, cfg.examples, sandbox)
-                reference, default = (cells[t].to_dict() for t in tasks)
-            else:
-                reference, default = lock["bugs"][bug.id]["reference"], lock["bugs"][bug.id]["default"]
-            rows.append({"problem": problem.id, "bug": bug.id, "level": bug.level,
-                         "reference_rate": reference["rate"], "reference_per_example": reference["per_example"],
-                         "default_rate": default["rate"], "default_per_example": default["per_example"],
-                         "runs": reference["runs"]})
+        bugs = problem.admitted_bugs()
+        tasks = [ProbeTask(bug.property, "default") for bug in bugs]
+        cells = probe(problem, tuple(b.id for b in bugs), tasks, cfg.reach_runs, cfg.examples, sandbox,
+                      first_seed=cfg.reach_seed)
+        for bug, task in zip(bugs, tasks):
+            cell = cells[task]
+            rows.append({"problem": problem.id, "bug": bug.id, "level": bug.level, "reach": round(cell.reach, 4),
+                         "default_rate": cell.rate, "default_per_example": round(cell.per_example, 5),
+                         "runs": cell.runs})
     return rows
 
 
-def _table_means(table: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    means = {}
-    for level in ("L1", "L2", "L3"):
-        rows = [r for r in table if r["level"] == level]
-        if rows:
-            means[level] = {key: round(sum(r[key] for r in rows) / len(rows), 4)
-                            for key in ("reference_rate", "default_rate", "default_per_example")}
-    return means
+def _level_means(table: list[dict[str, Any]], key: str) -> dict[str, float]:
+    return {level: round(statistics.fmean(r[key] for r in table if r["level"] == level), 4)
+            for level in ("L1", "L2", "L3") if any(r["level"] == level for r in table)}
 
 
 def _level_recall(summary: dict[str, Any], levels: tuple[str, ...]) -> float:
@@ -150,11 +156,6 @@ def _endpoint_options(name: str) -> dict[str, Any]:
         return {}
     return {"base_url": os.environ["PBTBENCH_BASE_URL"], "model": os.environ.get("PBTBENCH_MODEL", "default"),
             "regime": os.environ.get("PBTBENCH_REGIME", "pbt")}
-
-
-def _fresh(path: Path) -> None:
-    """Runs of a reproduction start empty (the runner refuses to overwrite a run folder)."""
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def _axes(size: tuple[float, float]):
@@ -191,24 +192,25 @@ def plot_recall(recalls: dict[str, dict[str, Any]], path: Path) -> Path:
     return _save(fig, path)
 
 
-def plot_trigger(table: list[dict[str, Any]], path: Path) -> Path:
-    """Per bug (grouped by level): fraction of runs that fail, reference vs default strategy."""
-    rows = sorted(table, key=lambda r: (r["level"], r["default_rate"], r["problem"], r["bug"]))
+def plot_reach(table: list[dict[str, Any]], path: Path) -> Path:
+    """Per bug (grouped by level): the default strategy's reach rate and its failing-run rate."""
+    rows = sorted(table, key=lambda r: (r["level"], r["reach"], r["problem"], r["bug"]))
     fig, ax = _axes((8, 3.5))
     xs = range(len(rows))
-    ax.bar(xs, [r["default_rate"] for r in rows], color=[_LEVEL_COLOURS[r["level"]] for r in rows])
-    ax.scatter(xs, [r["reference_rate"] for r in rows], marker="_", color="black", s=40,
-               label="reference strategy")
+    ax.bar(xs, [r["reach"] for r in rows], color=[_LEVEL_COLOURS[r["level"]] for r in rows])
+    ax.scatter(xs, [r["default_rate"] for r in rows], marker="_", color="black", s=40,
+               label="default strategy: fraction of runs that fail")
     for level, colour in _LEVEL_COLOURS.items():
         count = sum(r["level"] == level for r in rows)
         if count:
-            ax.bar([0], [0], color=colour, label=f"default strategy, {level} ({count} bugs)")
+            ax.bar([0], [0], color=colour, label=f"reach rate, {level} ({count} bugs)")
+    ax.axhline(0.2, color="grey", lw=0.8, ls="--")
     ax.set_xticks([])
     ax.set_xlabel("admitted bugs, grouped by level")
-    ax.set_ylabel("fraction of runs that fail")
+    ax.set_ylabel("share")
     ax.set_ylim(0, 1.08)
-    ax.legend(fontsize=7, loc="center right")
-    ax.set_title("Per-bug detection on the only-this-bug library")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title("Default strategy on fresh seeds: examples reaching the assertion, runs failing")
     return _save(fig, path)
 
 

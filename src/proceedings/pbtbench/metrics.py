@@ -26,7 +26,7 @@ def summarise(lines: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return {
         "instances": len(lines), "scored": len(scored), "infra_errors": len(lines) - len(scored),
         "bugs": len(bugs), "found": sum(b["found"] for b in bugs),
-        "recall": _recall(bugs),
+        "recall": _recall(bugs) if scored else None,  # nothing scored is not a recall of 0
         "recall_std_over_runs": statistics.pstdev(per_run) if len(per_run) > 1 else 0.0,
         "recall_by_level": {level: _recall(b) for level, b in by_level.items() if b},
         "bugs_by_level": {level: len(b) for level, b in by_level.items()},

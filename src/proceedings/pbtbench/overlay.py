@@ -16,18 +16,19 @@ import os
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
+from proceedings.pbtbench.integrity import (compile_bytecode, file_digest, make_read_only, recorded_bytecode,
+                                            remove_tree, verify_tree)
 from proceedings.pbtbench.patching import PatchError, apply_patch
 from proceedings.pbtbench.problem import Bug, Problem
 
 log = logging.getLogger(__name__)
-FORMAT_VERSION = 1
-_COMPLETE = ".complete"
+FORMAT_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,11 @@ class Overlay:
     bugs: tuple[str, ...]
     key: str
     path: Path  # .../<key>/site-packages
+    manifest: dict[str, str] = field(default_factory=dict, compare=False, repr=False)  # what it must hold
+
+    def verify(self) -> None:
+        """Raise `TamperedError` unless the overlay holds exactly the bytes its inputs give."""
+        verify_tree(self.path, self.manifest, f"the overlay of {self.problem_id} {list(self.bugs) or '(clean)'}")
 
 
 def overlays_root() -> Path:
@@ -78,51 +84,61 @@ def package_files(problem: Problem) -> dict[str, Path]:
     return dict(sorted(files.items()))
 
 
-def _file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def overlay_key(problem: Problem, bugs: tuple[Bug, ...]) -> str:
     """Content address: format, Python version, package files' bytes, the patches' bytes."""
     digest = hashlib.sha256(f"v{FORMAT_VERSION} py{sys.version_info[:2]} {problem.library}=={problem.version}\n".encode())
     for relative, path in package_files(problem).items():
-        digest.update(f"{relative}\0{_file_digest(path)}\n".encode())
+        digest.update(f"{relative}\0{file_digest(path)}\n".encode())
     for bug in sorted(bugs, key=lambda b: b.id):
         digest.update(f"patch {bug.id}\0{hashlib.sha256(bug.patch.read_bytes()).hexdigest()}\n".encode())
     return digest.hexdigest()[:24]
 
 
 def build_overlay(problem: Problem, bug_ids: tuple[str, ...] | list[str] = ()) -> Overlay:
-    """The overlay with `bug_ids` applied (built on first use; nothing half-built is ever visible)."""
+    """The overlay with `bug_ids` applied, built on first use and verified by content hash on every use.
+
+    What an overlay must hold is known from its inputs (the installed files with the patches
+    applied), so a cached one is trusted only when every file's hash matches that, never on a
+    marker; a modified overlay raises `TamperedError`.
+    """
     bugs = tuple(problem.bug(b) for b in sorted(set(bug_ids)))
     key = overlay_key(problem, bugs)
     final = overlays_root() / key
-    overlay = Overlay(problem.id, tuple(b.id for b in bugs), key, final / "site-packages")
-    if (final / _COMPLETE).exists():
-        return overlay
+    patched = patched_texts(problem, bugs)
+    sources = package_files(problem)
+    expected = {rel: (hashlib.sha256(patched[rel].encode()).hexdigest() if rel in patched else file_digest(path))
+                for rel, path in sources.items()}
+    if not final.exists():
+        _materialise(final, sources, patched)
+        log.debug("overlay %s for %s %s", key, problem.id, [b.id for b in bugs])
+    expected.update(recorded_bytecode(final / "site-packages"))
+    overlay = Overlay(problem.id, tuple(b.id for b in bugs), key, final / "site-packages", expected)
+    overlay.verify()
+    return overlay
+
+
+def _materialise(final: Path, sources: dict[str, Path], patched: dict[str, str]) -> None:
+    """Write the overlay into a staging folder and rename it into place (nothing half-built is visible)."""
     final.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".build-{key}-"))
+    staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".build-{final.name}-"))
     try:
-        patched = patched_texts(problem, bugs)
-        for relative, source in package_files(problem).items():
+        for relative, source in sources.items():
             target = staging / "site-packages" / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             if relative in patched:
                 target.write_text(patched[relative])
             else:
                 shutil.copyfile(source, target)
-        (staging / _COMPLETE).write_text(f"{problem.id} {' '.join(overlay.bugs)}\n")
-        _make_read_only(staging)
+        compile_bytecode(staging / "site-packages")
+        make_read_only(staging)
         try:
             os.rename(staging, final)
-        except OSError:  # another process finished the same overlay first: identical content
-            if not (final / _COMPLETE).exists():
+        except OSError:  # another process finished the same overlay first: identical content, verified next
+            if not final.exists():
                 raise
     finally:
         if staging.exists():
             remove_tree(staging)
-    log.debug("overlay %s for %s %s", key, problem.id, overlay.bugs)
-    return overlay
 
 
 def patched_texts(problem: Problem, bugs: tuple[Bug, ...]) -> dict[str, str]:
@@ -142,40 +158,16 @@ def patched_texts(problem: Problem, bugs: tuple[Bug, ...]) -> dict[str, str]:
     return texts
 
 
-def _make_read_only(root: Path) -> None:
-    for dirpath, _dirnames, filenames in os.walk(root):
-        for name in filenames:
-            os.chmod(os.path.join(dirpath, name), 0o444)
-        os.chmod(dirpath, 0o555)
-
-
-def remove_tree(root: Path) -> None:
-    """Delete a (read-only) overlay or staging folder."""
-    for dirpath, _dirnames, _filenames in os.walk(root):
-        os.chmod(dirpath, 0o755)
-    shutil.rmtree(root, ignore_errors=True)
-
-
-RUNNER_DISTRIBUTIONS = ("hypothesis", "pytest", "pluggy", "sortedcontainers", "iniconfig")
-
-
-def site_packages_fingerprint(problems: list[Problem]) -> str:
-    """Hash of the installed bytes of every library under test and of the test runner (spec 2.2).
-
-    Taken before and after a run: a write into any of them changes it. Limited to these
-    distributions (not all of site-packages) because other packages may legitimately be installed
-    on a shared machine while a run goes on.
-    """
-    digest = hashlib.sha256()
-    names = sorted({p.library for p in problems} | set(RUNNER_DISTRIBUTIONS))
-    for name in names:
-        try:
-            dist = metadata.distribution(name)
-        except metadata.PackageNotFoundError:
-            continue
-        for entry in sorted(dist.files or (), key=str):
-            path = Path(dist.locate_file(entry))
-            if "__pycache__" in path.parts or not path.is_file():
-                continue
-            digest.update(f"{name}/{entry}\0{_file_digest(path)}\n".encode())
-    return digest.hexdigest()
+def compiled_modules(problem: Problem) -> tuple[str, ...]:
+    """Dotted names of the distribution's compiled modules (the import guard refuses them)."""
+    names = []
+    for relative in package_files(problem):
+        if relative.endswith((".so", ".pyd")):
+            parts = relative.split("/")
+            names.append(".".join(parts[:-1] + [parts[-1].split(".")[0]]))
+    dist = metadata.distribution(problem.library)
+    for entry in dist.files or ():
+        text = str(entry)
+        if "/" not in text and text.endswith(".so"):
+            names.append(text.split(".")[0])
+    return tuple(sorted(set(names)))

@@ -49,6 +49,7 @@ class Bug:
     invariant_quote: str
     trigger: str  # hidden description of the trigger region
     tags: tuple[str, ...] = ()
+    refused: str = ""  # why the realism audit refuses this bug (an artificial gate, not a plausible mistake)
 
     @property
     def patch_text(self) -> str:
@@ -105,7 +106,8 @@ class Problem:
         return json.loads(self.lock_file.read_text())
 
     def admitted_bugs(self) -> tuple[Bug, ...]:
-        """Bugs whose gates all held at the last validation of exactly these patches (spec 2.3)."""
+        """Bugs whose gates all held at the last validation of exactly these patches (spec 2.3) and
+        that the realism audit did not refuse (the audit in problem.toml outranks an older lock)."""
         lock = self.lock()
         if lock is None:
             raise ProceedingsError(f"problem '{self.id}' has no {self.lock_file.name}; "
@@ -115,7 +117,7 @@ class Problem:
             if record is None or record.get("patch_sha256") != bug.patch_sha256:
                 raise ProceedingsError(f"{self.lock_file} is stale for bug '{bug.id}' (missing or its patch "
                                        f"changed); run `proceedings pbtbench validate {self.id}`")
-        return tuple(b for b in self.bugs if lock["bugs"][b.id]["admitted"])
+        return tuple(b for b in self.bugs if lock["bugs"][b.id]["admitted"] and not b.refused)
 
 
 def load_problem(root: Path | str) -> Problem:
@@ -179,7 +181,8 @@ def _read_bug(toml_path: Path, root: Path, index: int, entry: Any, params: dict[
                                  f"from {inv.text('doc')}")
     return Bug(id=read.text("id", pattern=_ID), level=level, patch=patch, property=prop,
                location=read.text("location"), invariant_doc=inv.text("doc"), invariant_quote=quote,
-               trigger=read.text("trigger"), tags=tuple(read.strings("tags", required=False)))
+               trigger=read.text("trigger"), tags=tuple(read.strings("tags", required=False)),
+               refused=str(entry.get("refused", "")))
 
 
 def _property_parameters(props: Path) -> dict[str, tuple[tuple[str, str], ...]]:
@@ -197,8 +200,23 @@ def _property_parameters(props: Path) -> dict[str, tuple[tuple[str, str], ...]]:
             if not args or any(a.annotation is None for a in args):
                 raise ProblemFormatError(f"{props}: property '{node.name}' needs type annotations on every "
                                          "parameter (the default strategy is st.from_type of each)")
+            if _has_return(node):
+                raise ProblemFormatError(f"{props}: property '{node.name}' returns early; state preconditions with "
+                                         "assume(...) so the reach rate counts the examples they reject")
             found[node.name] = tuple((a.arg, ast.unparse(a.annotation)) for a in args)
     return found
+
+
+def _has_return(function: ast.FunctionDef) -> bool:
+    """A `return` in the function's own body (nested functions and lambdas may return)."""
+    todo = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _check_strategies_file(path: Path) -> None:

@@ -30,9 +30,9 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import atomic_write_text
 from proceedings.pbtbench.agents.base import Agent
 from proceedings.pbtbench.metrics import per_bug_rows, summarise
-from proceedings.pbtbench.overlay import site_packages_fingerprint
+from proceedings.pbtbench.integrity import installed_unchanged
 from proceedings.pbtbench.problem import Problem
-from proceedings.pbtbench.sandbox import Limits, Sandbox
+from proceedings.pbtbench.sandbox import Limits, Sandbox, available_level
 from proceedings.pbtbench.scorer import Scorer
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,8 @@ def _append_line(path: Path, record: dict[str, Any]) -> None:
         os.fsync(handle.fileno())
 
 
-def solve_and_score(agent: Agent, problem: Problem, run: int, out: Path, limits: Limits) -> dict[str, Any]:
+def solve_and_score(agent: Agent, problem: Problem, run: int, out: Path, limits: Limits,
+                    unsafe: bool = False, scoring_seed: int | None = None) -> dict[str, Any]:
     """One instance: the agent writes a file (transcript flushed per step), the scorer scores it."""
     transcript = out / "transcripts" / f"{problem.id}.{run}.jsonl"
     transcript.parent.mkdir(parents=True, exist_ok=True)
@@ -77,19 +78,24 @@ def solve_and_score(agent: Agent, problem: Problem, run: int, out: Path, limits:
     if result.infra_error:
         return {**record, "bugs": [], "false_positives": [], "valid": False, "uses_hypothesis": False,
                 "runs": 0, "wall_s": 0.0, "recall": None}
-    report = Scorer(problem, Sandbox(limits)).score(result.code)
-    return {**record, **{k: v for k, v in report.to_dict().items() if k != "verdicts"}}
+    scorer = Scorer(problem, Sandbox(limits, unsafe=unsafe), seed=scoring_seed)
+    report = scorer.score(result.code)
+    return {**record, "seed": scorer.seed, **{k: v for k, v in report.to_dict().items() if k != "verdicts"}}
 
 
 def _instance(args: tuple) -> dict[str, Any]:
-    agent, problem, run, out, limits = args
-    return solve_and_score(agent, problem, run, out, limits)
+    return solve_and_score(*args)
 
 
 def run_benchmark(agent: Agent, problems: list[Problem], out: Path | str, runs: int = 1, resume: bool = False,
                   jobs: int = 1, limits: Limits = Limits(),
-                  progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
-    """Run `agent` on every (problem, run) pair not yet done; returns (and writes) the summary."""
+                  progress: Callable[[dict[str, Any]], None] | None = None, unsafe: bool = False,
+                  scoring_seed: int | None = None) -> dict[str, Any]:
+    """Run `agent` on every (problem, run) pair not yet done; returns (and writes) the summary.
+
+    `scoring_seed` replaces each problem's own Hypothesis seed in the scoring runs (reproduce uses
+    seeds disjoint from the admission seeds).
+    """
     out = Path(out)
     results_path = out / "results.jsonl"
     if results_path.exists() and not resume:
@@ -100,18 +106,15 @@ def run_benchmark(agent: Agent, problems: list[Problem], out: Path | str, runs: 
     finished = {(r["problem"], r["run"]) for r in done}
     todo = [(p, run) for p in problems for run in range(runs) if (p.id, run) not in finished]
     _write_metadata(out, agent, problems, runs, limits)
-    fingerprint = site_packages_fingerprint(problems)
-    arguments = [(agent, p, run, out, limits) for p, run in todo]
-    if jobs <= 1:
-        for args in arguments:
-            _record(results_path, _instance(args), progress)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for future in as_completed([pool.submit(_instance, a) for a in arguments]):
-                _record(results_path, future.result(), progress)
-    if site_packages_fingerprint(problems) != fingerprint:
-        raise ProceedingsError("the installed libraries changed during the run: the sandbox was breached; "
-                               "reinstall them and report this")
+    arguments = [(agent, p, run, out, limits, unsafe, scoring_seed) for p, run in todo]
+    with installed_unchanged([p.library for p in problems], f"the run in {out}"):
+        if jobs <= 1:
+            for args in arguments:
+                _record(results_path, _instance(args), progress)
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                for future in as_completed([pool.submit(_instance, a) for a in arguments]):
+                    _record(results_path, future.result(), progress)
     return write_summary(out, [p.id for p in problems])
 
 
@@ -140,6 +143,6 @@ def _write_metadata(out: Path, agent: Agent, problems: list[Problem], runs: int,
     versions = {name: metadata.version(name) for name in ("hypothesis", "pytest")}
     versions.update({p.library: p.version for p in problems})
     record = {"agent": agent.describe(), "problems": [p.id for p in problems], "runs": runs,
-              "seeds": {p.id: p.seed for p in problems}, "sandbox": Sandbox(limits).level,
+              "seeds": {p.id: p.seed for p in problems}, "sandbox": available_level(),
               "limits": asdict(limits), "python": platform.python_version(), "versions": versions}
     atomic_write_text(out / "metadata.json", json.dumps(record, indent=1) + "\n")

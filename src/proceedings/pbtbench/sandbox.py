@@ -1,18 +1,17 @@
-"""The sandbox every untrusted test runs in (spec 2.4).
+"""The sandbox every untrusted test runs in (spec 2.4, issue 16).
 
-One subprocess per run, in its own session/process group and temporary folder, with rlimits on
-CPU, address space, file size, open files (and processes), a wall-clock timeout that kills the
-whole group, an allow-listed environment (API keys never reach it) and the Hypothesis database off.
+One subprocess per run, in its own session and run folder, with rlimits on CPU, address space,
+file size, open files and processes, a wall-clock timeout that kills the whole group, an
+allow-listed environment (API keys never reach it) and the Hypothesis database off. The overlay
+and the test runtime are verified by content hash before every run and again after it.
 Isolation levels, best first (the level used is stored with every run):
 
-- `namespaces` (root): `unshare --net --pid --mount`; the overlay is bind-mounted read-only into
-  the run folder and the test runs as user `nobody`, so it can write only into its run folder;
-  no network at all (a fresh namespace has no usable interface, loopback included); when the
-  namespace's first process dies the kernel kills every process in it.
-- `user-namespaces` (unprivileged, where the kernel allows): the same with `--user --map-root-user`
-  and without the user switch.
-- `process-group` (fallback): process group + rlimits, a `sitecustomize` that makes every socket
-  connection raise, and the overlay's read-only file modes. Weaker: documented, and reported.
+- `namespaces` (root) and `user-namespaces` (unprivileged): the test sees only its run folder,
+  the overlay and a read-only interpreter with pytest/Hypothesis (isolation.py), runs as a
+  non-root uid, has no network; when the namespace's first process dies every process in it dies.
+- `process-group`: process group, rlimits and a `sitecustomize` socket guard only. It cannot hide
+  files from the test, so it runs nothing unless the caller passes `unsafe=True`
+  (`--unsafe-no-sandbox`): it exists for machines without namespaces, for trusted files.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import ctypes
 import functools
 import logging
 import os
-import re
 import resource
 import shutil
 import signal
@@ -29,26 +27,25 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.pbtbench.overlay import Overlay
+from proceedings.pbtbench import isolation
+from proceedings.pbtbench.overlay import Overlay, build_overlay, compiled_modules
+from proceedings.pbtbench.problem import Problem
+from proceedings.pbtbench.runtime import Runtime, build_runtime
 
 log = logging.getLogger(__name__)
 
 LEVELS = ("namespaces", "user-namespaces", "process-group")
-NOBODY = 65534
+ISOLATED = LEVELS[:2]
 _PR_SET_PDEATHSIG = 1
-ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "TZ")
+ENV_ALLOW = ("LANG", "LC_ALL", "TZ")
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 SCORING_PHASES = "explicit,generate,target"  # shrinking costs time and never changes a verdict
 FEEDBACK_PHASES = "explicit,generate,target,shrink"  # the agent's own runs show minimal examples
 _HERE = Path(__file__).parent
-_LAUNCH = ('src="$1"; dst="$2"; uid="$3"; shift 3; '
-           'if [ -n "$src" ]; then mount --bind -o ro "$src" "$dst" || exit 97; fi; '
-           'if [ "$uid" = keep ]; then exec "$@"; fi; '
-           'exec setpriv --reuid="$uid" --regid="$uid" --clear-groups --no-new-privs -- "$@"')
 _SOCKET_GUARD = '''import socket
 def _no_network(*args, **kwargs):
     raise OSError(101, "Network is unreachable (pbtbench sandbox)")
@@ -67,7 +64,30 @@ class Limits:
     memory_bytes: int = 2 * 2**30
     file_bytes: int = 64 * 2**20
     open_files: int = 256
-    processes: int = 256  # enforced for the `nobody` user of the namespaces level
+    processes: int = 256  # per user: enforced for the unprivileged uid of the isolated levels
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a run imports: the overlay (None: no library), the runtime, the problem's environment
+    switches (e.g. MSGPACK_PUREPYTHON=1) and the import guard's names."""
+
+    overlay: Overlay | None
+    runtime: Runtime
+    env: tuple[tuple[str, str], ...] = ()
+    import_names: tuple[str, ...] = ()
+    compiled: tuple[str, ...] = ()
+
+
+def target_for(problem: Problem, bug_ids: tuple[str, ...] = ()) -> Target:
+    """The problem's library with `bug_ids` applied, as the sandbox serves it."""
+    return Target(build_overlay(problem, bug_ids), build_runtime(problem.library), tuple(sorted(problem.env.items())),
+                  problem.import_names, compiled_modules(problem))
+
+
+def bare_target() -> Target:
+    """No library under test: the runner alone."""
+    return Target(None, build_runtime())
 
 
 @dataclass
@@ -79,77 +99,93 @@ class RunOutcome:
     stderr: str
     level: str
     outputs: dict[str, str] = field(default_factory=dict)  # files the run wrote into out/
+    owner_uid: int | None = None  # host uid owning the files the test wrote (None: it wrote none)
 
 
 @functools.lru_cache(maxsize=None)
 def available_level() -> str:
-    """The best isolation level this machine supports (probed once).
-
-    `namespaces` also needs user `nobody` to import pytest and Hypothesis from this interpreter: a
-    virtual environment inside a private folder (mode 0700, e.g. under /root or from `mktemp -d`)
-    is unreadable to it, and root then falls back to `user-namespaces`.
-    """
-    if shutil.which("unshare"):
-        if os.geteuid() == 0 and shutil.which("setpriv"):
-            as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--",
-                         sys.executable, "-c", "import pytest, hypothesis"]
-            if _probe(["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount"] + as_nobody):
-                return "namespaces"
-            log.warning("user nobody cannot import pytest/hypothesis from %s; sandbox level falls back", sys.prefix)
-        if _probe(["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--mount", "true"]):
-            return "user-namespaces"
+    """The best isolation level this machine supports (probed once, with a real isolated import)."""
+    level = "namespaces" if os.geteuid() == 0 else "user-namespaces"
+    if shutil.which("unshare") and shutil.which("setpriv") and _probe(level):
+        return level
+    log.warning("namespaces are unavailable here: untrusted tests cannot be isolated")
     return "process-group"
 
 
-def _probe(argv: list[str]) -> bool:
+def _probe(level: str) -> bool:
+    run_dir = Path(tempfile.mkdtemp(prefix="pbtbench-probe-"))
     try:
-        return subprocess.run(argv, capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
+        (run_dir / "root").mkdir()
+        (run_dir / "work" / "tests").mkdir(parents=True)
+        if level == "namespaces":
+            _chown_tree(run_dir / "work", isolation.NOBODY)
+        runtime = build_runtime()
+        argv = isolation.launcher(level, run_dir, runtime.path, None) + [
+            isolation.host_interpreter().executable, "-c", "import pytest, hypothesis"]
+        env = {"PATH": SANDBOX_PATH, "PYTHONPATH": isolation.RUNTIME}
+        return subprocess.run(argv, capture_output=True, timeout=30, env=env).returncode == 0
+    except (OSError, subprocess.TimeoutExpired, ProceedingsError):
         return False
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
 
 
 class Sandbox:
-    """Runs commands on untrusted test files; see the module docstring for the guarantees."""
+    """Runs Python on untrusted test files; see the module docstring for the guarantees."""
 
-    def __init__(self, limits: Limits = Limits(), level: str = "auto", keep: bool = False):
+    def __init__(self, limits: Limits = Limits(), level: str = "auto", keep: bool = False, unsafe: bool = False):
         best = available_level()
-        if level == "auto":
-            level = best
+        level = best if level == "auto" else level
         if level not in LEVELS:
             raise ProceedingsError(f"unknown sandbox level '{level}'; choose auto or one of {', '.join(LEVELS)}")
-        if LEVELS.index(level) < LEVELS.index(best):
+        if level in ISOLATED and level != best:
             raise ProceedingsError(f"sandbox level '{level}' is not available here (best: '{best}')")
+        if level not in ISOLATED and not unsafe:
+            raise ProceedingsError("no isolating sandbox is available (needs `unshare` and `setpriv` with mount "
+                                   "namespaces); untrusted tests would see every file. Pass --unsafe-no-sandbox "
+                                   "only for files you trust")
+        if level == "process-group":
+            log.warning("sandbox level process-group: tests run without file isolation (unsafe)")
         self.limits, self.level, self.keep = limits, level, keep
         self.last_run_dir: Path | None = None
 
-    def run(self, command: list[str], files: dict[str, str], overlay: Overlay | None = None,
-            env: dict[str, str] | None = None, import_names: tuple[str, ...] = (),
-            compiled: tuple[str, ...] = ()) -> RunOutcome:
-        """Run `command` (cwd = the run's tests/ folder holding `files` and the harness conftest)."""
+    def run(self, python_args: list[str], files: dict[str, str], target: Target | None = None,
+            env: dict[str, str] | None = None) -> RunOutcome:
+        """Run the interpreter with `python_args` (cwd = the run's tests/ folder holding `files`).
+
+        The overlay and the runtime are verified by content hash before the run and after it.
+        """
+        target = target or bare_target()
+        trees = [t for t in (target.overlay, target.runtime) if t is not None]
         run_dir = Path(tempfile.mkdtemp(prefix="pbtbench-run-"))
         self.last_run_dir = run_dir
         try:
-            return self._run_in(run_dir, command, files, overlay, env or {}, import_names, compiled)
+            for tree in trees:
+                tree.verify()
+            outcome = self._run_in(run_dir, python_args, files, target, env or {})
+            for tree in trees:
+                tree.verify()
+            return outcome
         finally:
             if not self.keep:
                 _remove_run_dir(run_dir)
 
-    def _run_in(self, run_dir: Path, command: list[str], files: dict[str, str], overlay: Overlay | None,
-                env: dict[str, str], import_names: tuple[str, ...], compiled: tuple[str, ...]) -> RunOutcome:
-        tests, out = run_dir / "tests", run_dir / "out"
-        for sub in ("home", "tmp", "storage", "lib/site-packages", "tests", "out"):
-            (run_dir / sub).mkdir(parents=True)
+    def _run_in(self, run_dir: Path, python_args: list[str], files: dict[str, str], target: Target,
+                env: dict[str, str]) -> RunOutcome:
+        work = run_dir / "work"
+        tests, out = work / "tests", work / "out"
+        for sub in ("home", "tmp", "storage", "tests", "out"):
+            (work / sub).mkdir(parents=True)
+        (run_dir / "root").mkdir()
         (tests / "conftest.py").write_text((_HERE / "harness_conftest.py").read_text())
         (tests / "pytest.ini").write_text("[pytest]\nconsole_output_style = classic\n")
         for name, text in files.items():
             (tests / name).write_text(text)
-        overlay_path = self._overlay_path(run_dir, overlay)
-        child_env = self._environment(run_dir, overlay_path, env, import_names, compiled)
-        argv = self._launcher(run_dir, overlay) + command
         if self.level == "namespaces":
-            _chown_tree(run_dir, NOBODY)
+            _chown_tree(work, isolation.NOBODY)
+        argv, child_env = self._command(run_dir, python_args, target, env)
         started = time.perf_counter()
-        with open(out / "stdout.txt", "wb") as stdout, open(out / "stderr.txt", "wb") as stderr:
+        with open(run_dir / "stdout.txt", "wb") as stdout, open(run_dir / "stderr.txt", "wb") as stderr:
             proc = subprocess.Popen(argv, cwd=tests, env=child_env, stdout=stdout, stderr=stderr,
                                     stdin=subprocess.DEVNULL, start_new_session=True,
                                     preexec_fn=self._apply_limits)
@@ -160,50 +196,40 @@ class Sandbox:
                 timed_out = True
             _kill_group(proc, timed_out)
         wall = time.perf_counter() - started
-        outputs = {p.name: p.read_text(errors="replace") for p in out.iterdir()
-                   if p.is_file() and p.name not in ("stdout.txt", "stderr.txt")}
+        written = [p for p in out.iterdir() if p.is_file()]
         return RunOutcome(returncode=None if timed_out else proc.returncode, timed_out=timed_out, wall_s=wall,
-                          stdout=_tail(out / "stdout.txt"), stderr=_tail(out / "stderr.txt"),
-                          level=self.level, outputs=outputs)
+                          stdout=_tail(run_dir / "stdout.txt"), stderr=_tail(run_dir / "stderr.txt"),
+                          level=self.level, outputs={p.name: p.read_text(errors="replace") for p in written},
+                          owner_uid=written[0].stat().st_uid if written else None)
 
-    def _overlay_path(self, run_dir: Path, overlay: Overlay | None) -> str:
-        if overlay is None:
-            return ""
-        if self.level == "process-group":
-            return str(overlay.path)
-        return str(run_dir / "lib" / "site-packages")
-
-    def _launcher(self, run_dir: Path, overlay: Overlay | None) -> list[str]:
-        source = str(overlay.path) if overlay is not None else ""
-        target = str(run_dir / "lib" / "site-packages")
-        if self.level == "namespaces":
-            return ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount", "--propagation", "private",
-                    "sh", "-c", _LAUNCH, "pbtbench-sandbox", source, target, str(NOBODY)]
-        if self.level == "user-namespaces":
-            return ["unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child", "--mount",
-                    "sh", "-c", _LAUNCH, "pbtbench-sandbox", source, target, "keep"]
-        return []
-
-    def _environment(self, run_dir: Path, overlay_path: str, env: dict[str, str],
-                     import_names: tuple[str, ...], compiled: tuple[str, ...]) -> dict[str, str]:
-        """An allow-list: nothing of the caller's environment (API keys included) passes unless listed."""
-        child = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
-        python_path = [overlay_path] if overlay_path else []
-        if self.level == "process-group":
-            guard = run_dir / "lib" / "guard"
-            guard.mkdir(parents=True, exist_ok=True)
+    def _command(self, run_dir: Path, python_args: list[str], target: Target,
+                 env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+        """(argv, environment): an allow-list, so nothing of the caller's (API keys included) passes."""
+        work, overlay = run_dir / "work", target.overlay
+        if self.level in ISOLATED:
+            argv = isolation.launcher(self.level, run_dir, target.runtime.path, overlay.path if overlay else None)
+            argv.append(isolation.host_interpreter().executable)
+            seen_work, seen_overlay = isolation.RUN, isolation.OVERLAY if overlay else ""
+            python_path = ([seen_overlay] if overlay else []) + [isolation.RUNTIME]
+        else:
+            argv = [sys.executable]
+            seen_work, seen_overlay = str(work), str(overlay.path) if overlay else ""
+            guard = run_dir / "guard"
+            guard.mkdir()
             (guard / "sitecustomize.py").write_text(_SOCKET_GUARD)
-            python_path.insert(0, str(guard))
+            python_path = [str(guard)] + ([seen_overlay] if overlay else [])
+        child = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
         child.update({
-            "HOME": str(run_dir / "home"), "TMPDIR": str(run_dir / "tmp"),
-            "HYPOTHESIS_STORAGE_DIRECTORY": str(run_dir / "storage"),
+            "PATH": SANDBOX_PATH, "HOME": f"{seen_work}/home", "TMPDIR": f"{seen_work}/tmp",
+            "HYPOTHESIS_STORAGE_DIRECTORY": f"{seen_work}/storage", "PBTBENCH_OUT": f"{seen_work}/out",
             "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
             "PYTHONPATH": os.pathsep.join(python_path), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-            "PBTBENCH_OVERLAY": overlay_path, "PBTBENCH_IMPORTS": ",".join(import_names),
-            "PBTBENCH_COMPILED": ",".join(compiled), "PBTBENCH_OUT": str(run_dir / "out"),
+            "PBTBENCH_OVERLAY": seen_overlay, "PBTBENCH_IMPORTS": ",".join(target.import_names),
+            "PBTBENCH_COMPILED": ",".join(target.compiled),
         })
+        child.update(dict(target.env))
         child.update(env)
-        return child
+        return argv + python_args, child
 
     def _apply_limits(self) -> None:
         """preexec_fn: runs in the child just before exec."""
@@ -214,7 +240,7 @@ class Sandbox:
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if self.level == "namespaces":
+        if self.level in ISOLATED:
             resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
 
 
@@ -255,7 +281,7 @@ def _remove_run_dir(run_dir: Path) -> None:
 
 
 def _chown_tree(root: Path, uid: int) -> None:
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, _dirnames, filenames in os.walk(root):
         os.chown(dirpath, uid, uid)
         for name in filenames:
             os.chown(os.path.join(dirpath, name), uid, uid)
@@ -267,96 +293,3 @@ def _tail(path: Path, limit: int = 4000) -> str:
         size = handle.tell()
         handle.seek(max(0, size - limit))
         return handle.read().decode("utf-8", errors="replace")
-
-
-# --- pytest runs ---------------------------------------------------------------------------------
-
-VERDICTS = ("passed", "failed", "error", "skipped", "timeout")
-
-
-@dataclass
-class PytestReport:
-    """Per-function verdicts of one pytest run (or of its per-function fallback)."""
-
-    verdicts: dict[str, str]  # function key -> one of VERDICTS
-    returncode: int | None
-    timed_out: bool
-    wall_s: float
-    level: str
-    output: str = ""
-    collection_error: bool = False
-
-
-def pytest_command(targets: list[str], seed: int) -> list[str]:
-    return [sys.executable, "-m", "pytest", *targets, "-q", "-p", "no:cacheprovider",
-            "-p", "hypothesis.extra.pytestplugin", f"--hypothesis-seed={seed}", "--junitxml=../out/junit.xml",
-            "-c", "pytest.ini", "--rootdir", ".", "-W", "ignore::DeprecationWarning"]
-
-
-def function_key(nodeid: str) -> str:
-    """`pbt_test.py::TestX::runTest` -> `TestX.runTest`; `pbt_test.py::test_a` -> `test_a`."""
-    return ".".join(nodeid.split("::")[1:])
-
-
-def parse_junit(xml_text: str, module: str) -> tuple[dict[str, str], bool]:
-    """Function key -> verdict, and whether collection failed."""
-    verdicts: dict[str, str] = {}
-    collection_error = False
-    root = ET.fromstring(xml_text)
-    for case in root.iter("testcase"):
-        classname, name = case.get("classname", ""), case.get("name", "")
-        if classname in ("", module) and name == module or not name:
-            collection_error = True
-            continue
-        prefix = classname[len(module) + 1:] if classname.startswith(module + ".") else ""
-        key = f"{prefix}.{name}" if prefix else name
-        if case.find("failure") is not None:
-            verdict = "failed"
-        elif case.find("error") is not None:
-            verdict = "error"
-        elif case.find("skipped") is not None:
-            verdict = "skipped"
-        else:
-            verdict = "passed"
-        if verdicts.get(key) != "failed":
-            verdicts[key] = verdict
-    return verdicts, collection_error
-
-
-def run_pytest(sandbox: Sandbox, test_name: str, code: str, overlay: Overlay | None, seed: int,
-               env: dict[str, str], import_names: tuple[str, ...], compiled: tuple[str, ...] = (),
-               phases: str = SCORING_PHASES, exclude: frozenset[str] = frozenset(),
-               extra_files: dict[str, str] | None = None) -> PytestReport:
-    """Run one test file; if the run times out or dies, re-run each function alone (spec 2.4)."""
-    files = {test_name: code, **(extra_files or {})}
-    run_env = {**env, "PBTBENCH_PHASES": phases}
-    module = Path(test_name).stem
-    targets = [test_name] + [f"--deselect={test_name}::{k.replace('.', '::')}" for k in sorted(exclude)]
-    outcome = sandbox.run(pytest_command(targets, seed), files, overlay, run_env, import_names, compiled)
-    junit = outcome.outputs.get("junit.xml")
-    if junit and not outcome.timed_out:
-        verdicts, collection_error = parse_junit(junit, module)
-        return PytestReport(verdicts, outcome.returncode, False, outcome.wall_s, outcome.level,
-                            (outcome.stdout + outcome.stderr)[-4000:], collection_error)
-    keys = collect_functions(sandbox, test_name, files, overlay, run_env, import_names, compiled)
-    verdicts, wall = {}, outcome.wall_s
-    for key in keys:
-        if key in exclude:
-            continue
-        alone = sandbox.run(pytest_command([f"{test_name}::{key.replace('.', '::')}"], seed), files, overlay,
-                            run_env, import_names, compiled)
-        wall += alone.wall_s
-        xml = alone.outputs.get("junit.xml")
-        verdicts[key] = ("timeout" if alone.timed_out or not xml
-                         else parse_junit(xml, module)[0].get(key, "error"))
-    return PytestReport(verdicts, outcome.returncode, outcome.timed_out, wall, outcome.level,
-                        (outcome.stdout + outcome.stderr)[-4000:], collection_error=not keys)
-
-
-def collect_functions(sandbox: Sandbox, test_name: str, files: dict[str, str], overlay: Overlay | None,
-                      env: dict[str, str], import_names: tuple[str, ...], compiled: tuple[str, ...]) -> list[str]:
-    command = [sys.executable, "-m", "pytest", test_name, "--collect-only", "-q", "-p", "no:cacheprovider",
-               "-p", "hypothesis.extra.pytestplugin", "-c", "pytest.ini", "--rootdir", "."]
-    outcome = sandbox.run(command, files, overlay, env, import_names, compiled)
-    pattern = re.compile(rf"^{re.escape(test_name)}::\S+", re.M)
-    return [function_key(m.group(0)) for m in pattern.finditer(outcome.stdout)]

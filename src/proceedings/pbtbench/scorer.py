@@ -15,10 +15,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from proceedings.pbtbench.overlay import build_overlay
+from proceedings.pbtbench.integrity import installed_unchanged
 from proceedings.pbtbench.problem import Bug, Problem
-from proceedings.pbtbench.sandbox import Sandbox, run_pytest
-from proceedings.pbtbench.trigger import compiled_modules
+from proceedings.pbtbench.pytest_run import run_pytest
+from proceedings.pbtbench.sandbox import Sandbox, target_for
 
 TEST_FILE = "pbt_test.py"
 
@@ -78,23 +78,28 @@ def static_check(code: str) -> tuple[bool, bool, str]:
 class Scorer:
     """Scores test files for one problem against its admitted bugs."""
 
-    def __init__(self, problem: Problem, sandbox: Sandbox | None = None, bugs: tuple[Bug, ...] | None = None):
+    def __init__(self, problem: Problem, sandbox: Sandbox | None = None, bugs: tuple[Bug, ...] | None = None,
+                 seed: int | None = None):
         self.problem = problem
         self.sandbox = sandbox or Sandbox()
         self.bugs = bugs if bugs is not None else problem.admitted_bugs()
+        self.seed = problem.seed if seed is None else seed  # Hypothesis seed of every scoring run
         self.runs = 0
         self.timeouts: set[str] = set()
 
     def _run(self, code: str, bug_ids: tuple[str, ...]) -> tuple[dict[str, str], bool]:
-        overlay = build_overlay(self.problem, bug_ids)
-        report = run_pytest(self.sandbox, TEST_FILE, code, overlay, self.problem.seed, self.problem.env,
-                            self.problem.import_names, compiled_modules(self.problem),
+        report = run_pytest(self.sandbox, TEST_FILE, code, target_for(self.problem, bug_ids), self.seed,
                             exclude=frozenset(self.timeouts))
         self.runs += 1
         self.timeouts |= {k for k, v in report.verdicts.items() if v == "timeout"}
         return report.verdicts, report.collection_error
 
     def score(self, code: str) -> ScoreReport:
+        """Per-bug Fail->Pass of `code`; the installed libraries are hashed before and after."""
+        with installed_unchanged([self.problem.library], f"scoring a test file for {self.problem.id}"):
+            return self._score(code)
+
+    def _score(self, code: str) -> ScoreReport:
         started = time.perf_counter()
         self.runs, self.timeouts = 0, set()
         parses, uses_hypothesis, reason = static_check(code)

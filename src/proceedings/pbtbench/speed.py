@@ -1,62 +1,61 @@
 """The speed benchmark the issue asks for (README: "Speed").
 
-- sandbox throughput: trivial sandboxed pytest runs per second (the fixed cost of every run);
-- wall time per scored problem: the reference agent's file, Fail->Pass over all configurations;
-- parallel scoring: the same problems with 1 and `jobs` processes;
-- validation time as the number of bugs grows: `validate` on the first k bugs of a problem.
+- sandboxed runs per second, per isolation level: a trivial pytest file against a problem's
+  library (the fixed cost of every run: namespaces, mounts, interpreter, pytest, Hypothesis);
+- seconds per scored problem, per agent: from a run folder's results (`per_agent_scoring`);
+- validation time per bug: from the lock files `validate` wrote (`validation_per_bug`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import tempfile
+import statistics
 import time
 from pathlib import Path
 from typing import Any
 
-from proceedings.pbtbench.agents import ReferenceAgent
-from proceedings.pbtbench.overlay import build_overlay
-from proceedings.pbtbench.problem import Benchmark
-from proceedings.pbtbench.runner import run_benchmark
-from proceedings.pbtbench.sandbox import Sandbox, run_pytest
-from proceedings.pbtbench.scorer import Scorer
-from proceedings.pbtbench.test_files import reference_test_file
-from proceedings.pbtbench.trigger import validate
+from proceedings.pbtbench.problem import Benchmark, Problem
+from proceedings.pbtbench.pytest_run import run_pytest
+from proceedings.pbtbench.runner import read_results
+from proceedings.pbtbench.sandbox import Sandbox, available_level, target_for
 
 
-def measure_speed(bench: Benchmark, problem_ids: list[str] | None = None, jobs: int = 2,
-                  sandbox_runs: int = 10, validation_runs: int = 2) -> dict[str, Any]:
-    problems = bench.select(problem_ids) if problem_ids else list(bench)[:3]
-    sandbox = Sandbox()
-    overlay = build_overlay(problems[0], ())
-    started = time.perf_counter()
-    for _ in range(sandbox_runs):
-        run_pytest(sandbox, "speed_test.py", "def test_nothing():\n    pass\n", overlay, 0, {},
-                   problems[0].import_names)
-    throughput = sandbox_runs / (time.perf_counter() - started)
+def sandbox_throughput(problem: Problem, runs: int = 8) -> dict[str, float]:
+    """Trivial sandboxed pytest runs per second at the best isolated level and without isolation."""
+    target = target_for(problem)
+    rates = {}
+    for level in dict.fromkeys((available_level(), "process-group")):
+        sandbox = Sandbox(level=level, unsafe=True)
+        started = time.perf_counter()
+        for _ in range(runs):
+            run_pytest(sandbox, "speed_test.py", "def test_nothing():\n    pass\n", target, 0)
+        rates[level] = round(runs / (time.perf_counter() - started), 3)
+    return rates
 
-    per_problem = []
-    for problem in problems:
-        code = reference_test_file(problem, problem.admitted_bugs())
-        report = Scorer(problem, sandbox).score(code)
-        per_problem.append({"problem": problem.id, "bugs": len(report.bugs), "sandbox_runs": report.runs,
-                            "wall_s": report.wall_s, "recall": report.recall})
 
-    parallel = {}
-    for workers in sorted({1, jobs}):
-        with tempfile.TemporaryDirectory() as out:
-            begun = time.perf_counter()
-            run_benchmark(ReferenceAgent(), problems, Path(out), jobs=workers)
-            parallel[f"jobs={workers}"] = round(time.perf_counter() - begun, 2)
+def per_agent_scoring(runs_root: Path) -> dict[str, dict[str, float]]:
+    """Per agent folder under `runs_root`: mean seconds and sandboxed runs per scored problem."""
+    table = {}
+    for folder in sorted(p for p in runs_root.iterdir() if (p / "results.jsonl").exists()):
+        lines = [r for r in read_results(folder / "results.jsonl") if not r.get("infra_error")]
+        if lines:
+            table[folder.name] = {"seconds_per_problem": round(statistics.fmean(r["wall_s"] for r in lines), 2),
+                                  "sandbox_runs_per_problem": round(statistics.fmean(r["runs"] for r in lines), 2),
+                                  "problems": len(lines)}
+    return table
 
-    growth = []
-    largest = max(problems, key=lambda p: len(p.admitted_bugs()))
-    for k in range(1, len(largest.admitted_bugs()) + 1):
-        subset = dataclasses.replace(largest, bugs=largest.admitted_bugs()[:k])
-        begun = time.perf_counter()
-        validate(subset, runs=validation_runs, write=False)
-        growth.append({"bugs": k, "wall_s": round(time.perf_counter() - begun, 2)})
 
-    return {"sandbox_level": sandbox.level, "sandbox_runs_per_s": round(throughput, 3),
-            "scored_problems": per_problem, "parallel_scoring_wall_s": parallel,
-            "validation_growth": {"problem": largest.id, "runs_per_cell": validation_runs, "points": growth}}
+def validation_per_bug(bench: Benchmark) -> dict[str, Any]:
+    """Seconds of `validate` per bug, from each problem's lock file (its own measured wall time)."""
+    rows = [{"problem": p.id, "bugs": len(p.bugs), "wall_s": p.lock()["wall_s"],
+             "seconds_per_bug": round(p.lock()["wall_s"] / len(p.bugs), 2), "runs": p.lock()["runs"]}
+            for p in bench if p.lock() is not None]
+    return {"median_seconds_per_bug": statistics.median(r["seconds_per_bug"] for r in rows),
+            "total_wall_s": round(sum(r["wall_s"] for r in rows), 1), "problems": rows}
+
+
+def measure_speed(bench: Benchmark, problem_id: str, runs_root: Path | None = None) -> dict[str, Any]:
+    result: dict[str, Any] = {"sandbox_runs_per_s": sandbox_throughput(bench[problem_id]),
+                              "throughput_problem": problem_id, "validation": validation_per_bug(bench)}
+    if runs_root is not None:
+        result["scoring"] = per_agent_scoring(runs_root)
+    return result

@@ -5,8 +5,10 @@ property, a strategy kind, seeds) it runs Hypothesis once per seed in counting m
 is wrapped so an exception is counted, not raised, and all `max_examples` valid examples are
 generated. Until the first failure the examples are exactly those of the real test with the same
 seed, so "counted at least one" = "the real test fails"; the counts also give the per-example
-trigger rate. Examples rejected by `assume` are not counted. Runs past the task's `full_runs`
-stop at their first failure (detection is all they measure).
+trigger rate. Examples rejected by `assume` are not counted as valid; valid over all examples the
+property was called with is the reach rate: the share of examples that get past every `assume` to
+the assertion. Runs past the task's `full_runs` stop at their first failure (detection is all
+they measure).
 """
 
 import functools
@@ -29,10 +31,11 @@ class _Stop(Exception):
 
 
 def measure(prop, given_kwargs, run_seed, max_examples, full):
-    counts = {"valid": 0, "triggered": 0, "first": None, "error": None, "full": full}
+    counts = {"calls": 0, "valid": 0, "triggered": 0, "first": None, "error": None, "full": full}
 
     @functools.wraps(prop)
     def counted(*args, **kwargs):
+        counts["calls"] += 1
         try:
             prop(*args, **kwargs)
         except UnsatisfiedAssumption:

@@ -10,6 +10,9 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.pbtbench.overlay import build_overlay
 from proceedings.pbtbench.problem import Problem
 
+PAGE_CHARS = 6000  # a READ without a length
+MAX_PAGE_CHARS = 20000
+
 
 class Workspace:
     """Files an agent may read, addressed as docs/..., existing_tests/..., library/..."""
@@ -22,12 +25,24 @@ class Workspace:
         for path in sorted(self.overlay.path.rglob("*.py")):
             self.files[f"library/{path.relative_to(self.overlay.path)}"] = path
 
-    def read(self, name: str, limit: int = 4000) -> str:
-        path = self.files.get(name.strip().strip("`'\""))
+    def read(self, name: str, offset: int = 0, length: int | None = None) -> str:
+        """Characters [offset, offset + length) of a file, with a line saying how to read on."""
+        name = name.strip().strip("`'\"")
+        path = self.files.get(name)
         if path is None:
-            return f"No such file: {name!r}. Files: {', '.join(self.files)}"
+            return f"No such file: {name!r}. LIST shows the files."
         text = path.read_text(errors="replace")
-        return text if len(text) <= limit else text[:limit] + f"\n... ({len(text) - limit} more characters)"
+        length = PAGE_CHARS if length is None else max(1, min(length, MAX_PAGE_CHARS))
+        end = min(len(text), offset + length)
+        header = f"{name}: characters {offset}-{end} of {len(text)}"
+        more = f"\n... READ {name} {end} to read on" if end < len(text) else ""
+        return f"{header}\n{text[offset:end]}{more}"
+
+    def listing(self, prefix: str = "") -> str:
+        """The workspace files under `prefix`, with their sizes in characters."""
+        rows = [f"{name} ({len(path.read_text(errors='replace'))} characters)"
+                for name, path in self.files.items() if name.startswith(prefix.strip().strip("`'\""))]
+        return "\n".join(rows) if rows else f"No files under {prefix!r}; LIST alone shows every file."
 
     def task_text(self, docs_chars: int) -> str:
         """The first message: what to test, the docs (truncated to `docs_chars`), the file list."""
@@ -39,7 +54,7 @@ class Workspace:
         return (f"# {p.title}\n\nLibrary: {p.library} {p.version} (import {', '.join(p.import_names)}).\n"
                 f"Public API in scope: {', '.join(p.scope)}.\n\n## Documentation\n\n{docs}\n\n"
                 f"## Existing example tests (they pass)\n\n```python\n{examples}\n```\n\n"
-                f"## Workspace files\n\n" + "\n".join(self.files))
+                f"## Workspace files\n\n" + self.listing())
 
     def materialise(self, target: Path) -> Path:
         """Copy the agent's view into `target` (for people and external agents)."""

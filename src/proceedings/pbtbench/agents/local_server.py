@@ -80,8 +80,8 @@ def _handler(chat: ChatModel) -> type[BaseHTTPRequestHandler]:
                 self._send(400, {"error": {"message": f"bad request: {err}"}})
                 return
             text, prompt_tokens, completion_tokens = chat.complete(
-                messages, int(request.get("max_tokens") or 512), float(request.get("temperature") or 0.0),
-                request.get("seed"))
+                messages, int(request.get("max_tokens") or request.get("max_completion_tokens") or 512),
+                float(request.get("temperature") or 0.0), request.get("seed"))
             self._send(200, {
                 "id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion", "created": int(time.time()),
                 "model": chat.name,

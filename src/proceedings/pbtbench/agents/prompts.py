@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 
-PROMPT_VERSION = "pbtbench-prompts-1"
+PROMPT_VERSION = "pbtbench-prompts-2"
 
 PROTOCOL = """Work in steps. Each of your replies must contain exactly one action:
-- `READ <path>` to see a file listed in the workspace (docs/, existing_tests/, library/).
+- `LIST [folder]` to see the workspace files (docs/, existing_tests/, library/) and their sizes.
+- `READ <path> [offset] [length]` to see a file, from character `offset` (default 0), `length`
+  characters at a time (default 6000); the reply says where the next page starts.
 - `RUN` followed by one ```python fenced block: a complete pytest file; it runs against the
   library and you see which tests pass and fail.
 - `SUBMIT` followed by one ```python fenced block with your final test file (or `SUBMIT` alone to

@@ -1,13 +1,13 @@
 """Reference properties (hidden): one per bug."""
 from collections import Counter, OrderedDict
 
+from hypothesis import assume
 from boltons.cacheutils import LRI, LRU, ThresholdCounter
 
 
 def prop_lri_popitem_then_refill(max_size: int, ops: list[tuple[bool, int]]) -> None:
     """After popitem() the cache can be refilled and stays a bounded dict."""
-    if not 1 <= max_size <= 64:
-        return
+    assume(1 <= max_size <= 64)
     cache, model = LRI(max_size), {}
     for is_pop, key in ops:
         if is_pop:
@@ -26,8 +26,7 @@ def prop_lri_popitem_then_refill(max_size: int, ops: list[tuple[bool, int]]) -> 
 
 def prop_lru_recency(max_size: int, ops: list[tuple[bool, int]]) -> None:
     """LRU evicts exactly the least recently used key."""
-    if not 1 <= max_size <= 64:
-        return
+    assume(1 <= max_size <= 64)
     cache, model = LRU(max_size), OrderedDict()
     for is_read, key in ops:
         if is_read:
@@ -45,8 +44,7 @@ def prop_lru_recency(max_size: int, ops: list[tuple[bool, int]]) -> None:
 
 def prop_threshold_counter_guarantee(threshold_inverse: int, stream: list[int]) -> None:
     """A key missing from the counter has a true count below threshold * total."""
-    if not 2 <= threshold_inverse <= 1000:
-        return
+    assume(2 <= threshold_inverse <= 1000)
     counter = ThresholdCounter(1 / threshold_inverse)
     for key in stream:
         counter.add(key)

@@ -4,10 +4,8 @@ import copy
 from toolz import dissoc, update_in
 
 
-def prop_update_in_keeps_siblings(d: dict[str, dict[str, dict[str, int]]], path: list[str]) -> None:
+def prop_update_in_keeps_siblings(d: dict[str, dict[str, dict[str, int]]], path: tuple[str, str, str]) -> None:
     """update_in changes only the value at the path."""
-    if len(path) != 3:
-        return
     before = copy.deepcopy(d)
     result = update_in(d, path, lambda v: -1 if v is None else v + 1)
     assert d == before
