@@ -1,6 +1,7 @@
 """Shared fixtures: offline Hugging Face, one torch thread, results written to a temporary folder."""
 
 import os
+import sys
 
 import pytest
 
@@ -8,6 +9,7 @@ import pytest
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("PROCEEDINGS_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # torch, when a test imports it, starts with one thread
 
 
 @pytest.fixture(autouse=True)
@@ -16,11 +18,12 @@ def _isolated_results(tmp_path, monkeypatch):
     monkeypatch.setenv("PROCEEDINGS_RESULTS", str(tmp_path / "results"))
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _one_torch_thread():
-    import torch
-
-    torch.set_num_threads(1)
+def pytest_runtest_setup(item):
+    """One torch thread for every test that uses torch, without importing torch (4-7 s) for those
+    that do not."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="session")
