@@ -63,20 +63,54 @@ def _read_jsonl(path: Path) -> list[dict]:
     return rows
 
 
+def _loss_weights(pairs: list[str]):
+    """['null=5', 'floor=2'] -> LossWeights with those terms changed; unknown names are refused."""
+    from dataclasses import fields, replace
+
+    from proceedings.pro.config import LossWeights
+
+    names = [f.name for f in fields(LossWeights)]
+    changes = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if name not in names or not value:
+            raise ProceedingsError(f"--weight {pair!r}: give NAME=VALUE with NAME one of {', '.join(names)}")
+        try:
+            changes[name] = float(value)
+        except ValueError:
+            raise ProceedingsError(f"--weight {pair!r}: '{value}' is not a number") from None
+    return replace(LossWeights(), **changes)
+
+
 @app.command()
 def train(
-    out: Path = typer.Option(..., help="Run directory: metrics.jsonl, checkpoints/, model/ (release), key/ (secret)."),
+    out: Path = typer.Option(..., help="Run directory: calibration.json, metrics.jsonl, checkpoints/, model/ "
+                                       "(release), key/ (secret)."),
     model: str = typer.Option("smollm2-135m", help=MODEL_HELP),
     method: str = typer.Option("pro", help="pro or kgw-distill."),
     no_fpl: bool = typer.Option(False, "--no-fpl", help="PRO without the perturbation-aware regularizer."),
-    freeze_policy: bool = typer.Option(False, "--freeze-policy", help="PRO with a frozen random policy."),
+    freeze_policy: bool = typer.Option(False, "--freeze-policy", help="PRO with its policy frozen after the warm start."),
+    policy_output: str = typer.Option("full", help="PRO policy output: full (|V| scores, spec) or embedding (ablation)."),
     steps: int = typer.Option(100), batch_size: int = typer.Option(4), seq_len: int = typer.Option(96),
     train_layers: str = typer.Option("4", help="Top decoder layers to train, or 'all'."),
     lr: float = typer.Option(1e-4, help="Learning rate of the model."),
+    lr_policy: float = typer.Option(1e-3, help="Learning rate of PRO's policy."),
+    warmup: float = typer.Option(0.1, help="Fraction of steps of linear learning-rate warm-up."),
+    policy_warmup_steps: int = typer.Option(100, help="PRO: policy-only steps (balance, magnitude) before training."),
+    weight: list[str] = typer.Option([], help="A loss weight NAME=VALUE (balance, unbiased, learn, null, floor, "
+                                              "magnitude, fpl); repeat for several."),
+    fpl_kinds: str = typer.Option("ft,merge,noise", help="Simulated modifications FPL cycles through."),
+    fpl_every: int = typer.Option(1, help="Apply FPL every N-th step."),
+    floor_fraction: float = typer.Option(1.0, help="PRO: the teacher's green gap stays >= this x its calibrated "
+                                                   "gap (0: no floor)."),
     corpus: str = typer.Option("pydoc", help="'pydoc' (built in), a .txt/.jsonl file or a folder of .txt."),
     gamma: Optional[float] = typer.Option(None, help="Green fraction (default: 0.5 PRO, 0.25 KGW)."),
-    delta: float = typer.Option(2.0), context: int = typer.Option(2, help="PRO context width n / KGW k."),
-    resume: bool = typer.Option(False, "--resume", help="Continue from the run directory's last checkpoint."),
+    delta: float = typer.Option(2.0, help="Watermark strength (replaced by the calibrated one with --target-kl)."),
+    target_kl: Optional[float] = typer.Option(None, help="Calibrate delta so KL(teacher || original) equals this on "
+                                                         "held-out blocks (equal strength across methods)."),
+    pro_context: int = typer.Option(2, help="PRO: context width n of the policy."),
+    kgw_context: int = typer.Option(1, help="KGW: previous tokens k hashed into the green list."),
+    resume: bool = typer.Option(False, "--resume", help="Continue from the last checkpoint (same configuration)."),
     seed: int = typer.Option(0),
     device: str = typer.Option("auto", help=DEVICE_HELP + " Several GPUs: `accelerate launch -m proceedings pro "
                                                           "train ...` (data parallel)."),
@@ -92,15 +126,21 @@ def train(
     set_threads()
     layers = None if train_layers == "all" else int(train_layers)
     config = TrainConfig(method=method, steps=steps, batch_size=batch_size, seq_len=seq_len, train_layers=layers,
-                         lr_model=lr, fpl=not no_fpl, freeze_policy=freeze_policy, mixed_precision=mixed_precision,
-                         seed=seed)
-    policy = PolicyConfig(n=context, delta=delta, gamma=gamma or 0.5, seed=seed)
-    kgw = KGWConfig(gamma=gamma or 0.25, delta=delta, k=context)
+                         lr_model=lr, lr_policy=lr_policy, warmup=warmup, policy_warmup_steps=policy_warmup_steps,
+                         fpl=not no_fpl, fpl_kinds=tuple(k.strip() for k in fpl_kinds.split(",") if k.strip()),
+                         fpl_every=fpl_every, freeze_policy=freeze_policy, floor_fraction=floor_fraction,
+                         target_kl=target_kl, weights=_loss_weights(weight), mixed_precision=mixed_precision, seed=seed)
+    policy = PolicyConfig(n=pro_context, delta=delta, gamma=gamma or 0.5, output=policy_output, seed=seed)
+    kgw = KGWConfig(gamma=gamma or 0.25, delta=delta, k=kgw_context)
     lm, tokenizer = _load(model, _device(device))
     blocks = token_blocks(read_documents(corpus), tokenizer, seq_len)
+    if len(blocks) <= 2 * batch_size:
+        raise ProceedingsError(f"the corpus gives {len(blocks)} blocks of {seq_len} tokens; need more than "
+                               f"{2 * batch_size} (a batch is held out for calibration)")
     trainer = WatermarkTrainer(lm, tokenizer, config, policy=policy, kgw=kgw)
-    trainer.fit(blocks, out, resume=resume)
-    console.print(f"released model: {out / 'model'}   secret key: {out / 'key'} (keep it apart from the model)")
+    trainer.fit(blocks[:-batch_size], out, resume=resume, calibration=blocks[-batch_size:])
+    console.print(f"delta {trainer.delta:.3f} (KL(teacher || original) {trainer.calibration['teacher_kl']:.4f}); "
+                  f"released model: {out / 'model'}   secret key: {out / 'key'} (keep it apart from the model)")
 
 
 @app.command()
@@ -109,11 +149,13 @@ def generate(
     prompts: Path = typer.Option(..., help="JSONL with a 'prompt' field per line."),
     out: Path = typer.Option(..., help="JSONL: prompt, completion."),
     max_new_tokens: int = typer.Option(96), seed: int = typer.Option(0),
-    decoding_watermark: Optional[Path] = typer.Option(None, help="A KGW key dir: watermark while decoding "
-                                                                  "(the closed-source reference)."),
+    temperature: float = typer.Option(1.0), top_p: float = typer.Option(1.0, help="Nucleus sampling mass (1: off)."),
+    batch_size: int = typer.Option(8, help="Prompts of equal token length sampled together."),
+    decoding_watermark: Optional[Path] = typer.Option(None, help="A key dir: add its teacher's bias while decoding "
+                                                                  "(the decoding-time reference)."),
     device: str = typer.Option("auto", help=DEVICE_HELP),
 ) -> None:
-    """Sample completions (temperature 1, no top-k) for each prompt."""
+    """Sample completions for each prompt (default: temperature 1, no top-k / top-p)."""
     import torch
 
     from proceedings.pro.generation import sample
@@ -123,17 +165,27 @@ def generate(
     if decoding_watermark is not None:
         from proceedings.pro.detector import Detector
         from proceedings.pro.kgw import KGWLogitsProcessor, KGWWatermark
+        from proceedings.pro.policy import PolicyLogitsProcessor
 
-        key = Detector.load(decoding_watermark, tokenizer).key
-        if key.kind != "kgw":
-            raise ProceedingsError("--decoding-watermark needs a KGW key (train --method kgw-distill writes one)")
-        processor = KGWLogitsProcessor(KGWWatermark(key.kgw, key.vocab_size))
-    rows = []
-    for number, row in enumerate(_read_jsonl(prompts)):
-        ids = torch.tensor([tokenizer(row["prompt"], add_special_tokens=False)["input_ids"]])
-        completion = sample(lm, ids, max_new_tokens, 1, seed + number, logits_processor=processor)[0]
-        rows.append({"prompt": row["prompt"], "completion": tokenizer.decode(completion, skip_special_tokens=True)})
-    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        detector = Detector.load(decoding_watermark, tokenizer)
+        key = detector.key
+        processor = (PolicyLogitsProcessor(detector.policy, key.policy.delta) if key.kind == "pro"
+                     else KGWLogitsProcessor(KGWWatermark(key.kgw, key.vocab_size)))
+    rows = _read_jsonl(prompts)
+    encoded = [tokenizer(row["prompt"], add_special_tokens=False)["input_ids"] for row in rows]
+    completions: dict[int, list[int]] = {}
+    by_length: dict[int, list[int]] = {}
+    for number, ids in enumerate(encoded):
+        by_length.setdefault(len(ids), []).append(number)
+    for length, numbers in sorted(by_length.items()):
+        for start in range(0, len(numbers), batch_size):
+            chunk = numbers[start : start + batch_size]
+            batch = torch.tensor([encoded[n] for n in chunk])
+            sampled = sample(lm, batch, max_new_tokens, batch_size, seed + chunk[0], logits_processor=processor,
+                             temperature=temperature, top_p=top_p)
+            completions.update(zip(chunk, sampled.tolist()))
+    out.write_text("".join(json.dumps({"prompt": row["prompt"], "completion": tokenizer.decode(
+        completions[number], skip_special_tokens=True)}) + "\n" for number, row in enumerate(rows)))
     console.print(f"{len(rows)} completions written to {out}")
 
 
@@ -165,16 +217,24 @@ def detect(
     gamma: Optional[float] = typer.Option(None, help="Assert the key's gamma (error on mismatch)."),
     delta: Optional[float] = typer.Option(None, help="Assert the key's delta (error on mismatch)."),
     context: Optional[int] = typer.Option(None, "--n", help="Assert the key's context width (error on mismatch)."),
+    out: Optional[Path] = typer.Option(None, help="Write the scores as one plain JSON list to this file."),
 ) -> None:
     """Score texts: z, p-value, green fraction, mean score, scored tokens (prompt excluded)."""
     from dataclasses import asdict
 
+    from proceedings.core.runtime import atomic_write_text
+
     detector = _detector(key, tokenizer, gamma, delta, context)
     if thresholds is not None:
         detector.load_thresholds(thresholds, fpr)
-    for row in _texts(text, input):
-        score = detector.score(row.get("text", row.get("completion")), prompt=row.get("prompt"))
-        console.print_json(json.dumps(asdict(score)))
+    scores = [asdict(detector.score(row.get("text", row.get("completion")), prompt=row.get("prompt")))
+              for row in _texts(text, input)]
+    if out is not None:
+        atomic_write_text(out, json.dumps(scores, indent=2) + "\n")
+        console.print(f"{len(scores)} scores written to {out}")
+    else:
+        for score in scores:
+            console.print_json(json.dumps(score))
 
 
 @app.command()
@@ -216,21 +276,29 @@ def evaluate(
     preset: Optional[str] = typer.Option(None, help="tiny|small|paper: run the headline reproduction."),
     model: Optional[str] = typer.Option(None, help="A watermarked model dir (with --key and --original)."),
     key: Optional[Path] = typer.Option(None), original: Optional[str] = typer.Option(None, help=MODEL_HELP),
-    prompts: int = typer.Option(32), new_tokens: int = typer.Option(96), seed: int = typer.Option(0),
+    corpus: str = typer.Option("pydoc", help="Prompts, human negatives and fine-tuning text: 'pydoc', a .txt/.jsonl "
+                                             "file or a folder of .txt."),
+    out: Optional[Path] = typer.Option(None, help="Write the table as JSON here, and the ROC plot beside it (.png)."),
+    prompts: int = typer.Option(40), new_tokens: int = typer.Option(96), seed: int = typer.Option(0),
     device: str = typer.Option("auto", help=DEVICE_HELP + " (with --model; a preset picks its own)"),
 ) -> None:
-    """The table: AUC, TPR@5%/1%, PPL, and AUC after merge 0.5 / int8 / fine-tuning."""
+    """The table: AUC, TPR@5%/1%, PPL, and AUC after merge 0.5 / int8 / fine-tuning / pruning."""
     if preset is not None:
         from proceedings.registry import get_system
 
         result = get_system("pro").reproduce(preset, seeds=(seed,))
         rows = {"pro": result.metrics, "kgw-distill": result.baseline, **result.metrics["ablations"]}
     elif model and key and original:
-        rows = {model: _evaluate_user_model(model, key, original, prompts, new_tokens, seed, _device(device))}
+        rows = {model: _evaluate_user_model(model, key, original, corpus, prompts, new_tokens, seed, _device(device),
+                                            out)}
     else:
         raise ProceedingsError("give --preset, or all of --model, --key and --original")
+    if out is not None:
+        from proceedings.core.runtime import atomic_write_text
+
+        atomic_write_text(out, json.dumps(rows, indent=2, default=str) + "\n")
     table = Table(title="PRO evaluation")
-    columns = ("auc", "tpr_at_5fpr", "tpr_at_1fpr", "ppl", "auc_merge", "auc_int8", "auc_finetune")
+    columns = ("auc", "tpr_at_5fpr", "tpr_at_1fpr", "ppl", "auc_merge", "auc_int8", "auc_finetune", "auc_prune")
     table.add_column("method")
     for column in columns:
         table.add_column(column)
@@ -239,21 +307,25 @@ def evaluate(
     console.print(table)
 
 
-def _evaluate_user_model(model: str, key: Path, original: str, prompts: int, new_tokens: int, seed: int,
-                         device: str) -> dict:
-    from functools import partial
+def _evaluate_user_model(model: str, key: Path, original: str, corpus: str, prompts: int, new_tokens: int, seed: int,
+                         device: str, out: Optional[Path]) -> dict:
+    from dataclasses import replace
 
-    from proceedings.pro import attacks
     from proceedings.pro.data import read_documents, split_corpus
     from proceedings.pro.detector import Detector
-    from proceedings.pro.evaluation import EvalSet, evaluate_under_attacks
-    from proceedings.pro.experiment import summarise
+    from proceedings.pro.evaluation import EvalSet, evaluate_under_attacks, null_z
+    from proceedings.pro.experiment import CONFIGS, attack_suite, summarise
     from proceedings.pro.generation import sample
+    from proceedings.pro.metrics import plot_roc
 
     marked, tokenizer = _load(model, device)
     base, _ = _load(original, device)
-    split = split_corpus(read_documents(), tokenizer, 128, 32, new_tokens, prompts, seed)
+    split = split_corpus(read_documents(corpus), tokenizer, 128, 32, new_tokens, prompts, seed)
     data = EvalSet(split.prompts, split.human, sample(base, split.prompts, new_tokens, seed=seed), new_tokens, seed=seed)
-    checks = {"merge": lambda m: attacks.merge(m, base, 0.5), "int8": partial(attacks.quantize, bits=8),
-              "finetune": partial(attacks.finetune, blocks=split.train, steps=20, lr=1e-5, seed=seed)}
-    return summarise(evaluate_under_attacks(marked, Detector.load(key, tokenizer), base, data, model, checks), {})
+    detector = Detector.load(key, tokenizer)
+    cfg = replace(CONFIGS["small"], train=replace(CONFIGS["small"].train, train_layers=None), finetune_lr=1e-5)
+    conditions = evaluate_under_attacks(marked, detector, base, data, model, attack_suite(base, split.train, cfg, seed))
+    if out is not None:
+        plot_roc({model: (conditions["clean"].z, null_z(detector, data))}, out.with_suffix(".png"),
+                 f"{model}: watermarked vs clean continuations")
+    return summarise(conditions, {})

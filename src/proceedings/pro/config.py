@@ -29,7 +29,7 @@ class PolicyConfig:
     n: int = 2  # context width in tokens (inferred; spec default 4, 2 learns faster at small scale)
     feature_dim: int = 64  # per-token feature of the frozen `tokbag` encoder
     hidden: int = 512  # MLP width (SIR's mapping network uses 512)
-    output: str = "embedding"  # "embedding": scores = frozen token features @ direction; "full": |V| outputs
+    output: str = "full"  # "full": hidden -> |V| scores (spec §2.1); "embedding": frozen token features @ direction
     delta: float = 2.0  # watermark strength added to the teacher's logits
     gamma: float = 0.5  # green fraction the balance terms enforce; the z-test uses it
     seed: int = 0  # draws the frozen encoder projection and the initial MLP
@@ -41,8 +41,9 @@ class LossWeights:
 
     balance: float = 1.0
     unbiased: float = 1.0
-    detect: float = 0.1
-    null: float = 10.0  # our addition: the original model's expected score stays 0 (objectives.py)
+    learn: float = 0.1  # learnability: the student's expected green mass under the current policy
+    null: float = 10.0  # our addition: the original model's expected green rate stays gamma (objectives.py)
+    floor: float = 1.0  # our addition: the teacher's mark may not fade below its calibrated strength
     magnitude: float = 0.1
     fpl: float = 0.1  # spec suggests 0.5; 0.1 matches detect (same units), 0.5 costs PPL (tiny, measured)
 
@@ -53,6 +54,7 @@ class TrainConfig:
 
     method: str = "pro"  # one of METHODS
     steps: int = 100
+    target_kl: float | None = None  # calibrate delta so KL(teacher || original) equals this; None: delta as given
     batch_size: int = 4
     seq_len: int = 96
     train_layers: int | None = 4  # top decoder layers trained; None = every decoder layer
@@ -67,6 +69,7 @@ class TrainConfig:
     fpl_noise: float = 0.01  # Gaussian noise std, relative to each tensor's std (inferred)
     freeze_policy: bool = False  # the frozen-random-policy ablation
     policy_warmup_steps: int = 100  # policy-only steps on balance + magnitude before joint training
+    floor_fraction: float = 1.0  # the teacher's green gap stays >= this x its gap at calibration (PRO)
     weights: LossWeights = field(default_factory=LossWeights)
     mixed_precision: str | None = None  # "bf16" on GPUs: fp32 weights, bf16 compute (Accelerate autocast)
     checkpoint_every: int = 25

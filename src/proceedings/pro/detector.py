@@ -53,6 +53,7 @@ class Detector:
         self.thresholds: dict[float, float] = {}
         if key.kind == "pro":
             self.policy, self.gamma, self.context = key.build_policy(), key.policy.gamma, key.policy.n
+            self.watermark = self.policy
         else:
             from proceedings.pro.kgw import KGWWatermark
 

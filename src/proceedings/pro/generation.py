@@ -11,11 +11,17 @@ import math
 
 import torch
 
+from proceedings.core.errors import ProceedingsError
+
 
 @torch.no_grad()
 def sample(model, prompts: torch.Tensor, new_tokens: int, batch_size: int = 16, seed: int = 0,
-           logits_processor=None, progress: str | None = None) -> torch.Tensor:
-    """(P, L) equal-length prompts -> (P, new_tokens) sampled continuations."""
+           logits_processor=None, progress: str | None = None, temperature: float = 1.0,
+           top_p: float = 1.0) -> torch.Tensor:
+    """(P, L) equal-length prompts -> (P, new_tokens) sampled continuations (evaluation: temperature 1,
+    top-p 1, i.e. plain sampling)."""
+    if not temperature > 0 or not 0 < top_p <= 1:
+        raise ProceedingsError(f"temperature={temperature}, top_p={top_p}: need temperature > 0 and 0 < top_p <= 1")
     from proceedings.core.progress import progress_bar
     from transformers import LogitsProcessorList
 
@@ -27,8 +33,8 @@ def sample(model, prompts: torch.Tensor, new_tokens: int, batch_size: int = 16, 
     for start in progress_bar(starts, desc=progress or "sample", disable=progress is None, leave=False):
         batch = prompts[start : start + batch_size].to(device)
         generated = model.generate(
-            input_ids=batch, attention_mask=torch.ones_like(batch), do_sample=True, top_k=0, top_p=1.0,
-            temperature=1.0, max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+            input_ids=batch, attention_mask=torch.ones_like(batch), do_sample=True, top_k=0, top_p=top_p,
+            temperature=temperature, max_new_tokens=new_tokens, min_new_tokens=new_tokens,
             logits_processor=processors, pad_token_id=model.config.eos_token_id,
         )
         outputs.append(generated[:, batch.shape[1] :].cpu())

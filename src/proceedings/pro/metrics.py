@@ -33,6 +33,21 @@ def bootstrap_ci(metric, positives, negatives, rounds: int = 1000, seed: int = 0
     return float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))
 
 
+def paired_auc_difference(pos_a, neg_a, pos_b, neg_b, rounds: int = 1000, seed: int = 0, level: float = 0.95):
+    """AUC(a) - AUC(b) and its paired bootstrap interval: both detectors scored the same texts (positive
+    i is the same prompt for a and b, negative j the same clean text), so each round resamples prompt
+    and clean-text indices once and uses them for both."""
+    rng = np.random.default_rng(seed)
+    pos_a, neg_a, pos_b, neg_b = (np.asarray(x, float) for x in (pos_a, neg_a, pos_b, neg_b))
+    values = []
+    for _ in range(rounds):
+        i, j = rng.integers(len(pos_a), size=len(pos_a)), rng.integers(len(neg_a), size=len(neg_a))
+        values.append(auc(pos_a[i], neg_a[j]) - auc(pos_b[i], neg_b[j]))
+    tail = (1 - level) / 2 * 100
+    return auc(pos_a, neg_a) - auc(pos_b, neg_b), (float(np.percentile(values, tail)),
+                                                    float(np.percentile(values, 100 - tail)))
+
+
 def detection_summary(positives, negatives, seed: int = 0) -> dict[str, float]:
     """AUC, TPR@1%/5% FPR and their 95% bootstrap intervals."""
     summary = {"auc": auc(positives, negatives), "auc_ci": bootstrap_ci(auc, positives, negatives, seed=seed)}
@@ -83,13 +98,16 @@ def plot_roc(curves: dict[str, tuple], path: Path | str, title: str) -> Path:
 
 
 def plot_green_gap(runs: dict[str, list[dict]], path: Path | str, title: str) -> Path:
-    """Per training step: the student's green mass minus the original model's, under each method's own
-    green lists (what detection will see), from each run's metrics.jsonl records."""
+    """Per training step, under each method's own green lists (what detection will see): the teacher's
+    green mass minus the original model's (dashed: the mark asked for) and the student's (solid: the
+    mark learnt), from each run's metrics.jsonl records."""
     plt, fig, ax = _figure()
     for label, records in runs.items():
-        ax.plot([r["step"] for r in records], [r["green_mass"] - r["original_green_mass"] for r in records],
-                label=label)
-    ax.axhline(0, color="grey", lw=0.8, ls="--")
-    ax.set(xlabel="training step", ylabel="green mass: student - original", title=title)
-    ax.legend(fontsize=8)
+        steps = [r["step"] for r in records]
+        line, = ax.plot(steps, [r["green_mass"] - r["original_green_mass"] for r in records], label=f"{label} student")
+        ax.plot(steps, [r["teacher_green_mass"] - r["original_green_mass"] for r in records], color=line.get_color(),
+                ls="--", lw=1, label=f"{label} teacher")
+    ax.axhline(0, color="grey", lw=0.8, ls=":")
+    ax.set(xlabel="training step", ylabel="green mass minus the original's", title=title)
+    ax.legend(fontsize=7)
     return _save(plt, fig, path)

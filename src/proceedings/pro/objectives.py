@@ -40,16 +40,30 @@ def soft_green(scores: torch.Tensor, temperature: float = 0.1) -> torch.Tensor:
     return torch.sigmoid(scores / temperature)
 
 
-def detectability(student_logits: torch.Tensor, original_probs: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-    """L_det = -mean_i sum_v (p_theta(v) - p_orig(v)) g(M_i[v]): the detector's expected margin.
+def learnability(student_logits: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+    """L_learn = -mean_i sum_v p_theta(v|x<i) g(M_i[v]): the student's expected green rate under the
+    current policy, the spec's generation-detection consistency term (§2.2) with a soft indicator.
 
-    g is the soft green indicator, so this is the gap in expected green fraction between the
-    student's and the original model's next token: exactly what the z-test separates.  The spec's
-    reconstruction scores the student alone (-sum_v p_theta M); trained through the policy, that
-    rewards colouring the original model's likely tokens green and so flags clean text as well.
+    It reaches the policy from step 0 (where p_theta is the original model): the policy moves its
+    green lists toward what the student produces, the student toward the green lists.  Alone it would
+    colour the original model's likely tokens green and flag clean text; `null_calibration` holds the
+    original model's rate at gamma, and `mark_floor` keeps the teacher's mark from fading.
     """
-    shift = F.softmax(student_logits, dim=-1) - original_probs
-    return -(shift * soft_green(scores)).sum(-1).mean()
+    return -(F.softmax(student_logits, dim=-1) * soft_green(scores)).sum(-1).mean()
+
+
+def teacher_gap(teacher_logits: torch.Tensor, original_probs: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+    """mean_i sum_v (q(v) - p_orig(v)) g(M_i[v]): how much green mass the watermark adds to the
+    teacher, the strength of the mark the student is asked to learn (soft, differentiable)."""
+    return ((F.softmax(teacher_logits, dim=-1) - original_probs) * soft_green(scores)).sum(-1).mean()
+
+
+def mark_floor(gap: torch.Tensor, floor: float) -> torch.Tensor:
+    """L_floor = relu(1 - gap / floor): zero while the teacher's green gap is at least `floor` (its
+    value at calibration), linear below it.  The null term is met for free by M = 0 on likely tokens,
+    which fades the mark the detector reads; this term forbids that way of winning (our addition).
+    A floor of 0 switches it off."""
+    return torch.relu(1 - gap / floor) if floor > 0 else gap.new_zeros(())
 
 
 def null_calibration(original_probs: torch.Tensor, scores: torch.Tensor, gamma: float = 0.5) -> torch.Tensor:

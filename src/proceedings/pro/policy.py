@@ -20,6 +20,12 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.pro.config import PolicyConfig
 
 
+def unit_bias(scores: torch.Tensor) -> torch.Tensor:
+    """(1 + M) / 2: PRO's bias per unit of delta, from 0 (red) to 1 (green) like KGW's green indicator
+    (delta * M would span 2 delta).  Equal ranges are still not equal strength: see `strength.py`."""
+    return (1 + scores) / 2
+
+
 class TokenBagEncoder(nn.Module):
     """E(x_{t-n+1..t}): concatenated frozen per-token features, zeros before the text starts."""
 
@@ -53,12 +59,13 @@ class TokenBagEncoder(nn.Module):
 class WatermarkPolicy(nn.Module):
     """M_phi(E(context)) in (-1, 1)^V for the token after every position.
 
-    Output `embedding` (default, inferred): M = tanh(table @ u / sqrt(F)) with u = MLP(context) and
-    `table` the encoder's frozen token features, a fixed linear image of the model's own embeddings.
-    A pattern of that form is one the student can produce exactly, by moving its final hidden state
-    along a direction (softmax ignores the constant the normalisation adds): the watermark is
-    learnable by construction, the paper's requirement (i).  Output `full` is an unconstrained
-    hidden -> |V| layer (25 M parameters for SmolLM2's vocabulary).
+    Output `full` (default, spec §2.1): an unconstrained hidden -> |V| layer (25 M parameters for
+    SmolLM2's vocabulary), so the colours of a context's likely tokens are as independent as KGW's.
+    Output `embedding` (ablation): M = tanh(table @ u / sqrt(F)) with u = MLP(context) and `table` the
+    encoder's frozen token features, a fixed linear image of the model's own embeddings.  The student
+    can produce such a pattern exactly by moving its final hidden state, but similar tokens get
+    similar scores, and a context's likely continuations are similar: at SmolLM2's step 0, 91 % of
+    the top-10 tokens took the top-1's colour, and the teacher's KL was half the full output's.
     """
 
     def __init__(self, encoder: TokenBagEncoder, vocab_size: int, config: PolicyConfig):
@@ -100,3 +107,17 @@ class WatermarkPolicy(nn.Module):
         if self.config.output == "embedding":
             return torch.tanh((out * self.encoder.table[target]).sum(-1))
         return torch.tanh(out.gather(-1, target.unsqueeze(-1)).squeeze(-1))
+
+
+class PolicyLogitsProcessor:
+    """Hugging Face logits processor: PRO's teacher at decoding time, delta (1 + M) / 2 added to the
+    logits for the current context (the decoding-time counterpart of the distilled watermark)."""
+
+    def __init__(self, policy: WatermarkPolicy, delta: float):
+        self.policy, self.delta = policy, delta
+
+    @torch.no_grad()
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        context = input_ids[:, -self.policy.config.n :]
+        bias = self.delta * unit_bias(self.policy(context)[:, -1])  # (B, V)
+        return scores + bias[:, : scores.shape[-1]].to(scores.dtype)

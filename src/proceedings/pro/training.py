@@ -3,8 +3,11 @@
 Both methods distil the original model, biased by a watermark, into the released model on clean
 text (no generation needed).  KGW-distill's bias is a fixed keyed hash (Gu et al. 2024); PRO's is a
 policy network trained jointly with the model (CAWP) under the perturbation-aware regularizer (FPL).
-A run directory holds `metrics.jsonl` (every loss term, every step), atomic checkpoints that
-`resume=True` continues exactly, the released `model/` and, apart from it, the secret `key/`.
+Before training, each method's delta can be calibrated so that its teacher has a target
+KL(teacher || original) on a held-out batch (`strength.py`): the comparison is then at equal strength.
+A run directory holds `calibration.json`, `metrics.jsonl` (every loss term, every step), atomic
+checkpoints that `resume=True` continues exactly (and refuses when the configuration changed), the
+released `model/` and, apart from it, the secret `key/`.
 
 Hugging Face Accelerate places the run: CPU, one GPU (`mixed_precision="bf16"`: fp32 master
 weights, bf16 autocast), or several under `accelerate launch -m proceedings pro train ...`, where
@@ -19,19 +22,20 @@ import json
 import logging
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable
 
 import torch
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.core.runtime import load_checkpoint, restore_rng_state, rng_state, save_checkpoint, seed_everything
-from proceedings.pro import objectives, perturbation
+from proceedings.core.runtime import (atomic_write_text, load_checkpoint, restore_rng_state, rng_state, save_checkpoint,
+                                     seed_everything)
+from proceedings.pro import objectives, perturbation, strength
 from proceedings.pro.config import FPL_KINDS, METHODS, MIXED_PRECISION, KGWConfig, PolicyConfig, TrainConfig
 from proceedings.pro.key import kgw_key, pro_key, save_key
 from proceedings.pro.kgw import KGWWatermark
-from proceedings.pro.policy import WatermarkPolicy
+from proceedings.pro.policy import WatermarkPolicy, unit_bias
 from proceedings.pro.release import save_model_dir
 from proceedings.pro.split_model import SplitLM
 
@@ -62,15 +66,27 @@ class RunFiles:
     def key(self) -> Path:
         return self.out / "key"
 
+    @property
+    def calibration(self) -> Path:
+        return self.out / "calibration.json"
+
     def latest_checkpoint(self) -> Path | None:
         found = sorted(self.checkpoints.glob("step-*.pt"))
         return found[-1] if found else None
 
 
-def watermark_bias(scores: torch.Tensor, delta: float) -> torch.Tensor:
-    """delta * (1 + M) / 2: from 0 (red) to delta (green), the range of KGW's bias, so both teachers
-    distort the original model equally (delta * M would span 2 delta)."""
-    return delta * (1 + scores) / 2
+def first_difference(saved: dict, current: dict, prefix: str = "") -> str | None:
+    """The dotted name of the first field whose value differs between two nested config dicts."""
+    for name in sorted(set(saved) | set(current)):
+        old, new = saved.get(name), current.get(name)
+        if isinstance(old, dict) and isinstance(new, dict):
+            found = first_difference(old, new, f"{prefix}{name}.")
+            if found:
+                return found
+        elif old != new and not (isinstance(old, (list, tuple)) and isinstance(new, (list, tuple))
+                                 and list(old) == list(new)):
+            return f"{prefix}{name} (checkpoint {old!r}, now {new!r})"
+    return None
 
 
 def _accelerator(model, config: TrainConfig):
@@ -109,6 +125,12 @@ class WatermarkTrainer:
             raise ProceedingsError(f"unknown FPL kind(s) {sorted(unknown)}; choose from {', '.join(FPL_KINDS)}")
         if config.mixed_precision not in MIXED_PRECISION:
             raise ProceedingsError(f"mixed_precision={config.mixed_precision!r}; choose one of {MIXED_PRECISION}")
+        policy, kgw = replace(policy or PolicyConfig()), replace(kgw or KGWConfig())  # calibration sets delta
+        for name, value in (("delta", policy.delta if config.method == "pro" else kgw.delta),
+                            ("target_kl", config.target_kl)):
+            if value is not None and not value > 0:
+                raise ProceedingsError(f"{name}={value}: the watermark strength must be positive")
+        self.given = {"train": asdict(config), "policy": asdict(policy), "kgw": asdict(kgw)}
         seed_everything(config.seed)
         self.accelerator = _accelerator(model, config)
         if config.batch_size % self.accelerator.num_processes:
@@ -120,16 +142,17 @@ class WatermarkTrainer:
         _warn_low_precision(self.split.trainable())
         groups = [{"params": self.split.trainable(), "lr": config.lr_model}]
         if config.method == "pro":
-            self.policy = WatermarkPolicy.for_model(model, policy or PolicyConfig()).to(self.device)
+            self.policy = WatermarkPolicy.for_model(model, policy).to(self.device)
             self.policy.requires_grad_(not config.freeze_policy)
             if not config.freeze_policy:
                 groups.append({"params": list(self.policy.parameters()), "lr": config.lr_policy})
         else:
-            self.kgw = KGWWatermark(kgw or KGWConfig(), model.get_output_embeddings().weight.shape[0])
+            self.kgw = KGWWatermark(kgw, model.get_output_embeddings().weight.shape[0])
         self.optimizer = torch.optim.AdamW(groups, weight_decay=0.0)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, self._lr_factor)
         self.step = 0
         self.files: RunFiles | None = None  # set by fit()
+        self.calibration: dict = {}  # delta, teacher KL and gaps at the start (calibrate)
 
     def _lr_factor(self, step: int) -> float:
         """Linear warm-up, then cosine decay to zero (spec §2.2)."""
@@ -156,21 +179,55 @@ class WatermarkTrainer:
             optimizer.step()
         self.policy.requires_grad_(not self.config.freeze_policy)
 
+    @property
+    def delta(self) -> float:
+        return self.policy.config.delta if self.config.method == "pro" else self.kgw.config.delta
+
+    @property
+    def watermark(self):
+        """The policy (PRO) or the keyed green lists (KGW-distill) that the teacher adds."""
+        return self.policy if self.config.method == "pro" else self.kgw
+
+    @torch.no_grad()
+    def calibrate(self, blocks: torch.Tensor) -> dict:
+        """Set delta so that KL(teacher || original) = `config.target_kl` on `blocks` (held out from
+        training), or keep the given delta; record the teacher's KL, green gap and z per token, and
+        for PRO the soft green gap that `mark_floor` defends."""
+        blocks = blocks.to(self.device)
+        with self.accelerator.autocast():
+            original = self.split.head(self.split.trunk(blocks), teacher=True)
+        bias, green = strength.unit_bias_and_green(self.watermark, blocks)
+        gamma = self.policy.config.gamma if self.config.method == "pro" else self.kgw.config.gamma
+        target = self.config.target_kl or strength.teacher_kl(original, bias, self.delta)
+        found = strength.calibrate_delta(original, bias, green, gamma, target).to_dict()
+        if self.config.target_kl is None:
+            found["delta"] = self.delta
+        (self.policy.config if self.config.method == "pro" else self.kgw.config).delta = found["delta"]
+        if self.config.method == "pro":
+            scores = self.policy(blocks)
+            found["teacher_soft_gap"] = float(objectives.teacher_gap(original + found["delta"] * unit_bias(scores),
+                                                                     torch.softmax(original, -1), scores))
+        log.info("%s: delta %.3f gives KL(teacher || original) %.4f (target %s)", self.config.method, found["delta"],
+                 found["teacher_kl"], self.config.target_kl)
+        return found
+
     def _pro_terms(self, batch, teacher_logits, student_logits) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
-        cfg = self.policy.config
         scores = self.policy(batch)  # (B, T, V) in (-1, 1)
         original_probs = torch.softmax(teacher_logits, dim=-1)
+        marked = teacher_logits + self.delta * unit_bias(scores)
         terms = {
             # The policy is not trained through L_KD: that gradient makes the watermark invisible
-            # (q -> p by colouring all likely tokens alike); it aligns through L_det (README).
-            "kd": objectives.distillation_kl(teacher_logits + watermark_bias(scores.detach(), cfg.delta),
-                                             student_logits),
+            # (q -> p by colouring all likely tokens alike); it learns through L_learn (README).
+            "kd": objectives.distillation_kl(marked.detach(), student_logits),
             "balance": objectives.balance(scores),
             "unbiased": objectives.unbiasedness(scores),
-            "detect": objectives.detectability(student_logits, original_probs, scores),
+            "learn": objectives.learnability(student_logits, scores),
             "null": objectives.null_calibration(original_probs, scores),
             "magnitude": objectives.magnitude(scores),
+            "teacher_gap": objectives.teacher_gap(marked, original_probs, scores),
         }
+        terms["floor"] = objectives.mark_floor(terms["teacher_gap"],
+                                               self.config.floor_fraction * self.calibration["teacher_soft_gap"])
         return terms, scores
 
     def _fpl_term(self, hidden, batch, original_probs) -> dict[str, torch.Tensor]:
@@ -187,7 +244,7 @@ class WatermarkTrainer:
             deltas = perturbation.forgetting_delta(params, clean, cfg.fpl_ft_step)
         with perturbation.perturbed(params, deltas):
             with self.accelerator.autocast():
-                loss = objectives.detectability(self.split.head(hidden), original_probs, self.policy(batch))
+                loss = objectives.learnability(self.split.head(hidden), self.policy(batch))
             self._check_finite({"fpl": loss})
             (cfg.weights.fpl * loss).backward()
         return {"fpl": loss.detach(), f"fpl_{kind}": loss.detach()}
@@ -204,12 +261,13 @@ class WatermarkTrainer:
             if cfg.method == "pro":
                 terms, scores = self._pro_terms(batch, teacher_logits, student_logits)
                 loss = (terms["kd"] + w.balance * terms["balance"] + w.unbiased * terms["unbiased"]
-                        + w.detect * terms["detect"] + w.null * terms["null"] + w.magnitude * terms["magnitude"])
-                green = scores.detach() > 0
+                        + w.learn * terms["learn"] + w.null * terms["null"] + w.magnitude * terms["magnitude"]
+                        + w.floor * terms["floor"])
+                green, bias = scores.detach() > 0, unit_bias(scores.detach())
             else:
                 green = self.kgw.green(batch)
-                terms = {"kd": objectives.distillation_kl(teacher_logits + self.kgw.config.delta * green.float(),
-                                                          student_logits)}
+                bias = green.float()
+                terms = {"kd": objectives.distillation_kl(teacher_logits + self.delta * bias, student_logits)}
                 loss = terms["kd"]
         self._check_finite(terms)
         self.optimizer.zero_grad(set_to_none=True)
@@ -224,6 +282,7 @@ class WatermarkTrainer:
         with torch.no_grad():
             terms["green_mass"] = objectives.green_mass(student_logits, green)
             terms["original_green_mass"] = objectives.green_mass(teacher_logits, green)
+            terms["teacher_green_mass"] = objectives.green_mass(teacher_logits + self.delta * bias, green)
         terms["loss"] = loss
         return self._averaged_record(terms)
 
@@ -260,7 +319,7 @@ class WatermarkTrainer:
     def state(self) -> dict:
         state = {"step": self.step, "model": [p.detach().clone() for p in self.split.trainable()],
                  "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
-                 "rng": rng_state(), "config": asdict(self.config)}
+                 "rng": rng_state(), "config": self.given, "calibration": self.calibration}
         if self.config.method == "pro":
             state["policy"] = self.policy.state_dict()
         return state
@@ -275,6 +334,8 @@ class WatermarkTrainer:
         self.scheduler.load_state_dict(state["scheduler"])
         restore_rng_state(state["rng"])
         self.step = state["step"]
+        self.calibration = state["calibration"]
+        (self.policy.config if self.config.method == "pro" else self.kgw.config).delta = self.calibration["delta"]
 
     def _checkpoint(self) -> None:
         if not self.accelerator.is_main_process:
@@ -288,6 +349,10 @@ class WatermarkTrainer:
         state = load_checkpoint(latest) if latest else None
         if state is None:
             raise ProceedingsError(f"nothing to resume in '{self.files.out}': no checkpoint; run without --resume")
+        changed = first_difference(state.get("config", {}), self.given)
+        if changed:
+            raise ProceedingsError(f"cannot resume '{self.files.out}' with another configuration: {changed} differs; "
+                                   "use the run's settings or start a new --out")
         self.load_state(state)
         if self.accelerator.is_main_process:
             kept = [line for line in self.files.metrics.read_text().splitlines()
@@ -295,9 +360,10 @@ class WatermarkTrainer:
             self.files.metrics.write_text("".join(line + "\n" for line in kept))
         log.info("resumed from %s (step %d)", latest, self.step)
 
-    def fit(self, blocks: torch.Tensor, out: Path | str, resume: bool = False,
+    def fit(self, blocks: torch.Tensor, out: Path | str, resume: bool = False, calibration: torch.Tensor | None = None,
             on_step: Callable[[int, dict], None] | None = None) -> Path:
-        """Train for `config.steps` on (N, T) token blocks; write metrics, checkpoints, model/, key/."""
+        """Train for `config.steps` on (N, T) token blocks; write calibration, metrics, checkpoints, model/,
+        key/.  `calibration` blocks (held out from `blocks`) set delta; default: the first batch."""
         from proceedings.core.progress import progress_bar
 
         self.files = RunFiles(Path(out))
@@ -312,6 +378,10 @@ class WatermarkTrainer:
                 self.files.metrics.write_text("")
             if self.config.method == "pro" and self.config.policy_warmup_steps:
                 self.warm_start_policy(blocks)
+            reference = calibration if calibration is not None else blocks[: self.config.batch_size]
+            self.calibration = self.calibrate(reference)
+            if main:
+                atomic_write_text(self.files.calibration, json.dumps(self.calibration, indent=2) + "\n")
         cfg = self.config
         with progress_bar(total=cfg.steps, initial=self.step, desc=f"train {cfg.method}", leave=False,
                   disable=not main) as bar:
