@@ -2,8 +2,9 @@
 
 `check_direction` asks whether some infinite trace satisfies A and violates B:
   - lasso search (bounded): a prefix plus a loop of total length <= depth whose monitor state closes
-    on itself, on which A never fails and (if A has strong obligations) A's pending flag drops
-    somewhere in the loop, while B fails somewhere or B's pending flag stays high all loop long.
+    on itself, on which A never fails and (if A has strong obligations) A's breakpoint set empties
+    somewhere in the loop (every attempt is discharged), while B fails somewhere or B's breakpoint
+    set stays non-empty all loop long (some attempt waits forever; `monitor._Obligation`).
     A lasso fixes the whole infinite trace, so a counterexample found here is real; it is replayed
     through both monitors with concrete integers before it is reported.
   - k-induction (unbounded): from any state, k steps without A or B failing cannot be followed by a
@@ -76,7 +77,7 @@ def check_direction(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadli
     proved_safety = closed_at is not None and _base_case_holds(circuit, a, b, closed_at, deadline)
     if proved_safety and not b.strong:
         return Direction(True, True, depth)
-    counterexample = _lasso_search(circuit, a, b, depth, deadline)
+    counterexample = find_separating_lasso(circuit, a, b, depth, deadline)
     if counterexample is not None:
         return Direction(False, True, depth, counterexample)
     notes = []
@@ -134,7 +135,7 @@ def _state_vector(state: dict):
     return values[0] if len(values) == 1 else z3.Concat(*values)
 
 
-def _lasso_search(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadline: float) -> Trace | None:
+def find_separating_lasso(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadline: float) -> Trace | None:
     import z3
 
     inputs = _symbolic_inputs(circuit)
