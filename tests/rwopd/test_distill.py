@@ -96,3 +96,18 @@ def test_unbiased_pass_at_k_and_sva_extraction():
 def test_pass_at_k_refuses_fewer_samples_than_k():
     with pytest.raises(ProceedingsError, match="pass@5 needs at least 5 samples"):
         pass_at_k(1, 0, 5)
+
+
+def test_teacher_fallback_adds_one_passing_teacher_rollout_only_where_none_passes(models, monkeypatch):
+    from proceedings.rwopd import distill
+    from proceedings.rwopd.grammar import Pair
+
+    teacher, _, tok = models
+    batch = [Pair("p0", "A then B", "sig_A |=> sig_B", "bounded"), Pair("p1", "C", "sig_C", "combinational")]
+    rollouts, rewards = [["sig_A |-> ##1 sig_B"], ["sig_D"]], [[1.0], [0.0]]
+    # the teacher's samples (sampling is not what this test is about): a wrong one, then a passing one
+    monkeypatch.setattr(distill, "sample", lambda *a, **k: [["sig_E", " sig_C && sig_C", "sig_C"]])
+    cfg = ArmConfig(fallback_tries=3)
+    added = distill.teacher_fallback(teacher, tok, batch, ["x", "y"], rollouts, rewards, cfg, VerdictCache())
+    assert added == 1
+    assert rollouts == [["sig_A |-> ##1 sig_B"], ["sig_D", " sig_C && sig_C"]] and rewards == [[1.0], [0.0, 1.0]]

@@ -35,7 +35,7 @@ def test_generated_pairs_are_balanced_distinct_and_labelled_by_their_own_ir():
 
 
 def test_rewards_follow_the_verdicts():
-    cache = VerdictCache()
+    cache = VerdictCache(signals={"a": 1, "b": 1, "c": 1})
     assert cache.reward(" a |=> b", "a |-> ##1 b", rho=0.5) == 1.0
     assert cache.reward(" a |-> b", "a |-> (b || c)", rho=0.5) == 0.5
     assert cache.reward(" a |-> ##3 b", "a |-> ##1 b", rho=0.5) == 0.0

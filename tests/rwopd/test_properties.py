@@ -30,10 +30,10 @@ def test_changing_a_fixed_delay_is_never_equivalent(seed):
     if "|-> ##" not in original or "##[" in original:
         return
     head, _, tail = original.partition("|-> ##")
-    if check_equivalence(f"{head}|-> 1'b0", "1'b1").verdict == Verdict.EQUIVALENT:
+    if check_equivalence(f"{head}|-> 1'b0", f"{head}|-> 1'b1").verdict == Verdict.EQUIVALENT:
         return  # the antecedent never matches (e.g. !s && $rose(s)): every consequent is vacuous
     digits = tail.split(" ", 1)
-    if check_equivalence(digits[1], "1'b1").verdict == Verdict.EQUIVALENT:
+    if check_equivalence(digits[1], f"{digits[1]} || 1'b1").verdict == Verdict.EQUIVALENT:
         return  # a tautological consequent holds at any delay
     later = f"{head}|-> ##{int(digits[0]) + 1} {digits[1]}"
     assert check_equivalence(original, later).verdict != Verdict.EQUIVALENT

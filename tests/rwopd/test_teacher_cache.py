@@ -12,7 +12,7 @@ from proceedings.rwopd.teacher import base_model, prepared_models, student_key, 
 
 # Micro models and no student warm-up, so the student's weights are exactly where they were cut from.
 CFG = Config(model="tiny:32x2", train_pairs=20, teacher_steps=2, teacher_batch=2, teacher_lr=1e-2, student_layers=1,
-             student_warm_steps=0)
+             student_init="teacher", student_warm_steps=0)
 
 
 @pytest.fixture
@@ -59,3 +59,22 @@ def test_student_is_cut_from_the_teacher_and_a_new_student_reuses_the_cached_tea
     assert torch.equal(from_base.model.layers[0].mlp.up_proj.weight, untrained.model.layers[0].mlp.up_proj.weight)
     assert not torch.equal(from_base.model.layers[0].mlp.up_proj.weight, teacher.model.layers[0].mlp.up_proj.weight)
     assert json.loads((cache / teacher_key(CFG, 0) / "build.json").read_text())["losses"]
+
+
+def test_full_depth_student_is_the_default_and_has_its_own_key():
+    from proceedings.rwopd.experiment import CONFIGS
+
+    assert CONFIGS["small"].student_layers is None and CONFIGS["small"].student_init == "base"
+    assert CONFIGS["small"].teacher_epochs >= 1.0 and CONFIGS["small"].heldout >= 96
+    assert "student-fullL-" in student_key(replace(CFG, student_layers=None), 0)
+
+
+def test_the_arm_pool_is_weighted_toward_temporal_tasks_and_disjoint_from_the_heldout_split():
+    from collections import Counter
+
+    from proceedings.rwopd.experiment import arm_pool, heldout_tasks
+
+    cfg = replace(CFG, train_pairs=50, heldout=12)
+    counts = Counter(p.category for p in arm_pool(cfg, 0))
+    assert counts == {"combinational": 10, "bounded": 20, "unbounded": 20}
+    assert not {p.sva for p in heldout_tasks(cfg, 0)} & {p.sva for p in arm_pool(cfg, 0)}

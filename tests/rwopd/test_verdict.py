@@ -14,15 +14,19 @@ def arm(pass_at_1, low, high, combinational, bounded, unbounded):
 
 SFT = arm(0.20, 0.12, 0.28, 0.60, 0.10, 0.05)
 OPD = arm(0.22, 0.14, 0.30, 0.62, 0.12, 0.06)
-PASSING = {"metrics": {**arm(0.40, 0.32, 0.48, 0.65, 0.40, 0.20), "pec_fixtures": [{"ok": True}, {"ok": True}]},
-           "baseline": {"sft": SFT, "opd": OPD}}
+GATED = {"pec_fixtures": [{"ok": True}, {"ok": True}], "degenerate_reward": 0.0,
+         "warm_start": {"pass@1": 0.10}, "teacher": {"pass@1": 0.30}}
+PASSING = {"metrics": {**arm(0.40, 0.32, 0.48, 0.65, 0.40, 0.20), **GATED}, "baseline": {"sft": SFT, "opd": OPD}}
 COUNTERFACTUALS = {
     "PEC fixture": {"metrics.pec_fixtures": [{"ok": True}, {"ok": False}]},
+    "degenerate rollout": {"metrics.degenerate_reward": 0.5},
+    "warm-start pass@1 >=": {"metrics.warm_start.pass@1": 0.04},
+    "teacher pass@1 >=": {"metrics.teacher.pass@1": 0.19},
     "> SFT": {"baseline.sft.pass@1_ci": [0.12, 0.33]},
     "> OPD": {"baseline.opd.pass@1_ci": [0.14, 0.33]},
     "temporal category": {"metrics.pass@1_combinational": 0.95},
 }
-OPD_AS_RWOPD = {**PASSING, "metrics": {**OPD, "pec_fixtures": PASSING["metrics"]["pec_fixtures"]}}
+OPD_AS_RWOPD = {**PASSING, "metrics": {**OPD, **GATED}}
 
 
 def test_every_check_of_the_verdict_can_fail_alone_and_a_baseline_as_rwopd_fails():
@@ -31,6 +35,9 @@ def test_every_check_of_the_verdict_can_fail_alone_and_a_baseline_as_rwopd_fails
                  baseline_as_method=with_changes(OPD_AS_RWOPD, {"metrics.pass@1_ci": SFT["pass@1_ci"]})) == []
 
 
-def test_the_committed_small_record_re_judges_to_its_stored_checks():
-    record = json.loads((Path(__file__).parents[2] / "results" / "rwopd" / "small.json").read_text())
-    assert verdict(record["metrics"], record["baseline"]) == record["checks"]
+def test_the_committed_records_re_judge_to_their_stored_checks():
+    records = sorted((Path(__file__).parents[2] / "results" / "rwopd").glob("*.json"))
+    assert records, "no committed rwopd record"
+    for path in records:
+        record = json.loads(path.read_text())
+        assert verdict(record["metrics"], record["baseline"]) == record["checks"], path.name

@@ -1,6 +1,9 @@
 """The NL2SVA reference audit: every valid reference against itself and against perturbed variants.
 
-Self-checks must all be EQUIVALENT (a checker that fails this is broken); perturbations (a delay
+Self-checks compare each reference with a *different spelling* of it (`respell`: the body under
+`if (s) ... else ...` on one of its own signals), so the two monitors are different circuits and
+the check exercises the decision procedure, not register merging of identical text; they must
+all be EQUIVALENT (a checker that fails this is broken). Perturbations (a delay
 changed, an implication made non-overlapping, a conjunction turned into a disjunction, a signal
 negated) should mostly not be. Known-invalid references are listed with slang's diagnostic.
 """
@@ -21,12 +24,29 @@ PERTURBATIONS = (
 )
 
 
+_HEAD = re.compile(r"(.*?assert\s+property\s*\(\s*@\(posedge\s+\w+\)\s*(?:disable\s+iff\s*\([^)]*\))?)", re.S)
+
+
+def respell(reference: str) -> str:
+    """The same property spelled differently: `if (s) (P) else (P)` for the body P and its first signal s."""
+    from proceedings.rwopd.frontend import infer_signals
+
+    head = _HEAD.match(reference)
+    prefix = head.group(1) if head else ""
+    body = reference[len(prefix):].strip().rstrip(";").rstrip()
+    if head:
+        body = body[:-1] if body.endswith(")") else body  # the `assert property (` parenthesis
+    signal = next(iter(infer_signals(body)), "1'b1")
+    spelled = f"if ({signal}) ({body}) else ({body})"
+    return f"{prefix} {spelled});" if head else spelled
+
+
 def perturbations(reference: str) -> list[tuple[str, str]]:
     """(name, perturbed text) for every perturbation that changes the reference."""
     out = []
     for name, pattern, replacement in PERTURBATIONS:
         body = reference
-        head = re.match(r"(.*?assert\s+property\s*\(\s*@\(posedge\s+\w+\)\s*(?:disable\s+iff\s*\([^)]*\))?)", body, re.S)
+        head = _HEAD.match(body)
         prefix = head.group(1) if head else ""
         changed = prefix + re.sub(pattern, replacement, body[len(prefix):], count=1)
         if changed != body:
@@ -39,7 +59,8 @@ def audit_references(tasks: list[Task], workers: int = 2, timeout_s: float = 5.0
     from proceedings.rwopd.pec import check_batch
 
     valid = [t for t in tasks if not t.ref_invalid]
-    self_jobs = [dict(a=t.reference, b=t.reference, testbench=t.testbench, timeout_s=timeout_s) for t in valid]
+    self_jobs = [dict(a=t.reference, b=respell(t.reference), testbench=t.testbench, timeout_s=timeout_s)
+                 for t in valid]
     perturbed = [(t, name, text) for t in valid for name, text in perturbations(t.reference)]
     pert_jobs = [dict(a=t.reference, b=text, testbench=t.testbench, timeout_s=timeout_s) for t, _, text in perturbed]
     began = time.perf_counter()

@@ -15,9 +15,10 @@ from itertools import product
 
 from proceedings.rwopd import ir
 from proceedings.rwopd.frontend import Unsupported
-from proceedings.rwopd.ir import TRUE, Expr, land
+from proceedings.rwopd.ir import TRUE, Expr, land, lnot, lor
 
 MAX_STATES = 400  # beyond this a sequence is reported UNSUPPORTED (too large to compile)
+MAX_GUARD_ATOMS = 10  # distinct edge conditions one determinisation step may enumerate
 
 
 @dataclass(frozen=True)
@@ -144,29 +145,81 @@ def _closure(start, graph) -> set[int]:
     return seen
 
 
-def compile_sequence(seq: ir.Seq, in_consequent: bool = False) -> NFA:
-    """The NFA of an IR sequence. `first_match` only where existence of a match is what counts."""
+def compile_sequence(seq: ir.Seq) -> NFA:
+    """The NFA of an IR sequence."""
     if isinstance(seq, ir.SBool):
         return boolean(seq.cond)
     if isinstance(seq, ir.SConcat):
-        right = compile_sequence(seq.right, in_consequent)
-        left = boolean(TRUE) if seq.left is None else compile_sequence(seq.left, in_consequent)
+        right = compile_sequence(seq.right)
+        left = boolean(TRUE) if seq.left is None else compile_sequence(seq.left)
         return _delayed(left, right, seq.lo, seq.hi)
     if isinstance(seq, ir.SRepeat):
-        return repeat(compile_sequence(seq.seq, in_consequent), seq.lo, seq.hi)
+        return repeat(compile_sequence(seq.seq), seq.lo, seq.hi)
     if isinstance(seq, ir.SOr):
-        return union(compile_sequence(seq.left, in_consequent), compile_sequence(seq.right, in_consequent))
+        return union(compile_sequence(seq.left), compile_sequence(seq.right))
     if isinstance(seq, ir.SIntersect):
-        return intersect(compile_sequence(seq.left, in_consequent), compile_sequence(seq.right, in_consequent))
+        return intersect(compile_sequence(seq.left), compile_sequence(seq.right))
     if isinstance(seq, ir.SAnd):
-        left, right = compile_sequence(seq.left, in_consequent), compile_sequence(seq.right, in_consequent)
+        left, right = compile_sequence(seq.left), compile_sequence(seq.right)
         tail = star(boolean(TRUE))
         return union(intersect(concat(left, tail), right), intersect(left, concat(right, tail)))
     if isinstance(seq, ir.SFirstMatch):
-        if not in_consequent:
-            raise Unsupported("first_match outside a consequent (its end points matter there)")
-        return compile_sequence(seq.seq, in_consequent)
+        return first_match(compile_sequence(seq.seq))
     raise Unsupported(f"sequence node {type(seq).__name__}")
+
+
+def step_outcomes(subset: frozenset, outgoing: dict, final: frozenset) -> dict:
+    """One tick of the subset construction from `subset`: {'hit' | 'fail' | next subset: condition}.
+
+    The conditions are disjoint minterms over the distinct edge guards leaving the subset.
+    """
+    edges = [(g, v) for u in sorted(subset) for g, v in outgoing.get(u, ())]
+    atoms = list(dict.fromkeys(g for g, _ in edges if g != TRUE))
+    if len(atoms) > MAX_GUARD_ATOMS:
+        raise Unsupported(f"automaton step with more than {MAX_GUARD_ATOMS} distinct conditions")
+    outcomes: dict[object, list[Expr]] = {}
+    for values in product((False, True), repeat=len(atoms)):
+        truth = dict(zip(atoms, values))
+        enabled = frozenset(v for g, v in edges if g == TRUE or truth[g])
+        outcome = "hit" if enabled & final else "fail" if not enabled else enabled
+        literal = land(*(a if val else lnot(a) for a, val in truth.items()))
+        outcomes.setdefault(outcome, []).append(literal)
+    return {k: lor(*v) for k, v in outcomes.items()}
+
+
+def outgoing_edges(nfa: NFA) -> dict[int, list[tuple[Expr, int]]]:
+    outgoing: dict[int, list[tuple[Expr, int]]] = {}
+    for u, g, v in nfa.edges:
+        outgoing.setdefault(u, []).append((g, v))
+    return outgoing
+
+
+def first_match(nfa: NFA) -> NFA:
+    """`first_match(r)` (IEEE 1800 §16.9.8): only the earliest end of each attempt survives.
+
+    Determinise r (one state per set of live threads of one attempt) and stop at the first tick a
+    thread reaches a final state: the `hit` outcome enters a final state with no way out. Attempts
+    begun at different ticks are different paths, so the result is exact in any context.
+    """
+    if nfa.nullable:
+        return EMPTY  # the empty match is the earliest; nothing non-empty survives
+    outgoing, start = outgoing_edges(nfa), frozenset(nfa.initial)
+    number: dict[frozenset, int] = {start: 0}  # subsets of live threads; the final state comes last
+    edges, todo = [], [start]
+    while todo:
+        subset = todo.pop()
+        for outcome, condition in step_outcomes(subset, outgoing, frozenset(nfa.final)).items():
+            if outcome == "fail":
+                continue
+            if outcome != "hit" and outcome not in number:
+                number[outcome] = len(number)
+                todo.append(outcome)
+                if len(number) > MAX_STATES:
+                    raise Unsupported(f"first_match automaton larger than {MAX_STATES} states")
+            edges.append((number[subset], condition, "hit" if outcome == "hit" else number[outcome]))
+    done = len(number)
+    edges = tuple((u, g, done if v == "hit" else v) for u, g, v in edges)
+    return _trim(NFA(done + 1, frozenset({0}), frozenset({done}), edges))
 
 
 def _delayed(left: NFA, right: NFA, lo: int, hi: int | None) -> NFA:

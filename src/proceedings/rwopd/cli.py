@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -121,7 +122,8 @@ def evaluate(
         evaluation = evaluate_samples(tasks, outputs, VerdictCache(), testbench_of)
         report = {f"pass@{x}": evaluation.pass_at(x) for x in ks}
         report |= {f"pass@1_{c}": evaluation.pass_at(1, c) for c in ("combinational", "bounded", "unbounded")}
-        report |= {"relaxed_pass@1": evaluation.pass_at(1, relaxed=True), "syntax@1": evaluation.syntax_rate(),
+        report |= {"relaxed_pass@1": evaluation.pass_at(1, relaxed=True), "bounded@1": evaluation.bounded_rate(),
+                   "syntax@1": evaluation.syntax_rate(),
                    "tasks": len(tasks)}
     console.print_json(json.dumps(report))
     if out:
@@ -180,15 +182,26 @@ def _samples_for(tasks, model: Optional[str], samples: Optional[Path], n: int) -
 def prepare_teacher(
     scale: str = typer.Option("small", help="Which preset's teacher and student to build (tiny|small|paper)."),
     rebuild: bool = typer.Option(False, help="Build again even when cached."),
+    gate: bool = typer.Option(True, help="Then measure the gate (warm start and teacher pass@1 on the held-out "
+                                         "tasks) and write it to results/rwopd/<scale>/gate.json."),
     seed: int = typer.Option(0),
 ) -> None:
-    """Fine-tune the teacher and warm-start the student on generated pairs; cache both."""
-    from proceedings.core.runtime import check_scale, set_threads
-    from proceedings.rwopd.experiment import CONFIGS
+    """Fine-tune the teacher and warm-start the student on generated pairs; cache both; record the gate."""
+    from proceedings.core.results import artifact_dir
+    from proceedings.core.runtime import atomic_write_text, check_scale, set_threads
+    from proceedings.rwopd.experiment import CONFIGS, measure_gate
     from proceedings.rwopd.teacher import prepared_models
 
     set_threads()
-    _, _, _, info = prepared_models(CONFIGS[check_scale(scale)], seed, progress=True, rebuild=rebuild)
+    cfg = CONFIGS[check_scale(scale)]
+    began, cpu0 = time.perf_counter(), time.process_time()
+    _, _, _, info = prepared_models(cfg, seed, progress=True, rebuild=rebuild)
+    if gate:
+        info = measure_gate(cfg, seed) | {"wall_s": round(time.perf_counter() - began, 1),
+                                          "cpu_s": round(time.process_time() - cpu0, 1)}
+        path = artifact_dir("rwopd", scale) / "gate.json"
+        atomic_write_text(path, json.dumps(info, indent=2) + "\n")
+        console.print(f"gate {'holds' if info['holds'] else 'FAILS'}: written to {path}")
     console.print_json(json.dumps(info))
 
 

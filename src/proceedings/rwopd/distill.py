@@ -8,7 +8,8 @@ issue's equal-generation budget); what differs is the loss:
   - `rwopd`: on rollouts with reward r >= r_min, weight w = clip(r / mean r_kept, 0, w_max) and
              forward KL  sum_v pi_T(v) (log pi_T(v) - log pi_s(v))  at every response token
              (paper abstract; spec §2.2 step 6: dense teacher supervision on verifier-passable
-             student prefixes).
+             student prefixes); a prompt with no passable rollout gets one passing teacher
+             rollout when the teacher finds one (spec §2.2 step 4, `fallback_teacher`).
 Training checkpoints atomically every `checkpoint_every` steps (model, optimiser, RNG, log) and
 resumes from the last checkpoint.
 """
@@ -38,11 +39,13 @@ class ArmConfig:
     rollouts: int = 4  # G per prompt
     max_new_tokens: int = 48
     lr: float = 1e-4
-    temperature: float = 1.0  # rollout temperature, spec §2.2 step 1
+    temperature: float = 0.7  # rollout temperature (issue 15; spec §2.2 step 1 says 1.0)
     rho: float = 0.5  # reward of a one-way implication
     r_min: float = 0.5  # verifier-passable threshold
     w_max: float = 4.0
     checkpoint_every: int = 10
+    fallback_teacher: bool = True  # rwopd: a prompt without a passable rollout gets a passing teacher rollout
+    fallback_tries: int = 4  # teacher samples tried per such prompt (spec §2.2 step 4: bounded retries)
 
 
 @dataclass
@@ -51,7 +54,8 @@ class TrainLog:
     losses: list[float] = field(default_factory=list)
     rewards: list[float] = field(default_factory=list)  # mean rollout reward per step
     kept: list[int] = field(default_factory=list)  # rollouts used by the loss per step
-    generations: int = 0
+    generations: int = 0  # student rollouts (equal across arms)
+    teacher_fallbacks: int = 0  # passing teacher rollouts added by the rwopd fallback
     trained_tokens: int = 0
     seconds: float = 0.0
 
@@ -148,6 +152,10 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
         rollouts = sample(student, tokenizer, prompts, cfg.rollouts, cfg.max_new_tokens, cfg.temperature)
         rewards = [[cache.reward(o, t.sva, cfg.rho) for o in outs] for t, outs in zip(batch, rollouts)]
         train_log.generations += sum(map(len, rollouts))
+        train_log.rewards.append(sum(map(sum, rewards)) / max(1, sum(map(len, rewards))))  # students' own
+        if method == "rwopd" and cfg.fallback_teacher:
+            train_log.teacher_fallbacks += teacher_fallback(teacher, tokenizer, batch, prompts, rollouts, rewards,
+                                                            cfg, cache)
         student.train()
         loss, kept, tokens = arm_loss(method, student, teacher, tokenizer, prompts, [t.sva for t in batch],
                                       rollouts, rewards, cfg)
@@ -157,7 +165,6 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
             torch.nn.utils.clip_grad_norm_(student.parameters(), 1.0)
             optimizer.step()
         train_log.losses.append(loss.item() if loss is not None else float("nan"))
-        train_log.rewards.append(sum(map(sum, rewards)) / max(1, sum(map(len, rewards))))
         train_log.kept.append(kept)
         train_log.trained_tokens += tokens
         train_log.seconds += time.perf_counter() - began
@@ -167,6 +174,30 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
                                          "config": asdict(cfg)})
     student.eval()
     return train_log
+
+
+def teacher_fallback(teacher, tokenizer, batch, prompts, rollouts, rewards, cfg: ArmConfig,
+                     cache: VerdictCache) -> int:
+    """Spec §2.2 step 4: a prompt with no passable rollout gets one passing teacher rollout (in place).
+
+    Up to `fallback_tries` teacher samples per such prompt; the first with reward >= r_min is added
+    with its reward, else the prompt stays without a kept rollout. Returns how many were added.
+    """
+    stuck = [i for i, rs in enumerate(rewards) if max(rs, default=0.0) < cfg.r_min]
+    if not stuck:
+        return 0
+    tries = sample(teacher, tokenizer, [prompts[i] for i in stuck], cfg.fallback_tries, cfg.max_new_tokens,
+                   cfg.temperature)
+    added = 0
+    for i, outs in zip(stuck, tries):
+        for out in outs:
+            r = cache.reward(out, batch[i].sva, cfg.rho)
+            if r >= cfg.r_min:
+                rollouts[i].append(out)
+                rewards[i].append(r)
+                added += 1
+                break
+    return added
 
 
 def supervised_finetune(model, tokenizer, pairs, steps: int, batch_size: int, lr: float, seed: int = 0,

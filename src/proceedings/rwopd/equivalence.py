@@ -2,8 +2,9 @@
 
 `check_direction` asks whether some infinite trace satisfies A and violates B:
   - lasso search (bounded): a prefix plus a loop of total length <= depth whose monitor state closes
-    on itself, on which A never fails and (if A has strong obligations) A's pending flag drops
-    somewhere in the loop, while B fails somewhere or B's pending flag stays high all loop long.
+    on itself, on which A never fails and (if A has strong obligations) A's breakpoint set empties
+    somewhere in the loop (every attempt is discharged), while B fails somewhere or B's breakpoint
+    set stays non-empty all loop long (some attempt waits forever; `monitor._Obligation`).
     A lasso fixes the whole infinite trace, so a counterexample found here is real; it is replayed
     through both monitors with concrete integers before it is reported.
   - k-induction (unbounded): from any state, k steps without A or B failing cannot be followed by a
@@ -15,6 +16,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from proceedings.rwopd.ir import FALSE, land, lnot
 from proceedings.rwopd.monitor import Circuit, Outputs
 from proceedings.rwopd.semantics import IntAlgebra, Z3Algebra, evaluate
 
@@ -68,23 +70,36 @@ def check_direction(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadli
     """Does every trace that satisfies A satisfy B?
 
     Induction runs first: when it closes and B has no liveness part the direction is proved
-    without any lasso search (the common case of equivalent safety properties).
+    without any lasso search (the common case of equivalent safety properties). B's liveness part
+    is proved when k-induction also shows "B's breakpoint set non-empty => A's non-empty" while A
+    holds: then every breakpoint of A (infinitely many on a trace satisfying A) is one of B.
     """
     if not circuit.registers:
         depth = 0  # combinational: one tick decides
-    closed_at = _induction(circuit, a, b, induction_depth or depth, deadline)
-    proved_safety = closed_at is not None and _base_case_holds(circuit, a, b, closed_at, deadline)
-    if proved_safety and not b.strong:
+    k = induction_depth or depth
+    proved_safety = _proved(circuit, a, b, k, deadline)
+    if proved_safety and (not b.strong or (a.strong and _proved(circuit, a, _liveness_cover(a, b), k, deadline))):
         return Direction(True, True, depth)
-    counterexample = _lasso_search(circuit, a, b, depth, deadline)
+    counterexample = find_separating_lasso(circuit, a, b, depth, deadline)
     if counterexample is not None:
         return Direction(False, True, depth, counterexample)
     notes = []
     if not proved_safety:
-        notes.append(f"induction did not close up to depth {induction_depth or depth}: bounded result")
+        notes.append(f"induction did not close up to depth {k}: bounded result")
     if b.strong:
-        notes.append("B has liveness obligations: checked on lassos up to the depth only")
+        notes.append("B's liveness obligations not covered by A's by induction: checked on lassos up to the depth")
     return Direction(True, False, depth, None, notes)
+
+
+def _liveness_cover(a: Outputs, b: Outputs) -> Outputs:
+    """A pseudo-property that "fails" where B owes an attempt while A owes none."""
+    return Outputs(land(b.pending, lnot(a.pending)), FALSE, False, 0)
+
+
+def _proved(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadline: float) -> bool:
+    """k-induction with its base case: while A never fails, B never fails."""
+    closed_at = _induction(circuit, a, b, depth, deadline)
+    return closed_at is not None and _base_case_holds(circuit, a, b, closed_at, deadline)
 
 
 def _symbolic_inputs(circuit: Circuit):
@@ -134,7 +149,7 @@ def _state_vector(state: dict):
     return values[0] if len(values) == 1 else z3.Concat(*values)
 
 
-def _lasso_search(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadline: float) -> Trace | None:
+def find_separating_lasso(circuit: Circuit, a: Outputs, b: Outputs, depth: int, deadline: float) -> Trace | None:
     import z3
 
     inputs = _symbolic_inputs(circuit)

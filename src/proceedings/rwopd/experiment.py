@@ -1,8 +1,9 @@
 """reproduce(scale): the PEC's verdict table, then RWOPD against SFT, OPD and rejection fine-tuning.
 
 The story of the paper's experiment at laptop scale: (1) the open PEC decides a fixture table of
-documented equivalences; (2) generated NL/SVA pairs train a teacher and warm-start a truncated
-student (cached, timed apart); (3) four arms continue the same student with the same number of
+documented equivalences and pays nothing to degenerate rollouts; (2) generated NL/SVA pairs train a
+teacher (one epoch) and warm-start a full-depth student (cached, timed apart), gated on the warm
+start already passing sometimes and the teacher knowing clearly more; (3) four arms continue the same student with the same number of
 student generations; (4) each arm is scored with the PEC on the held-out generated split:
 pass@1 with bootstrap intervals, per temporal category. `reproduced` is computed from these numbers.
 """
@@ -31,7 +32,8 @@ FIXTURES = (
     ("a ##1 b ##1 c |=> d", "a ##1 b |=> c ##1 d", "B_IMPLIES_A"),
     ("a[*4]", "a ##1 a ##1 a ##1 a", "EQUIVALENT"),
     ("(a) throughout (b ##1 c ##1 d)", "(a)[*0:$] intersect (b ##1 c ##1 d)", "EQUIVALENT"),
-    ("a |-> ##[0:$] b", "a |-> s_eventually(b)", "EQUIVALENT_BOUNDED"),  # liveness: bounded, flagged
+    ("a |-> ##[0:$] b", "a |-> s_eventually(b)", "EQUIVALENT"),  # liveness, proved (jasper: ##[0:$] is strong)
+    ("a |-> s_eventually b", "a |-> s_eventually (b ##1 1)", "EQUIVALENT_BOUNDED"),  # no proof: bounded, K stated
     ("a", "!a", "DIFFERENT"),
     ("a |-> s_eventually b", "a |-> s_eventually (b || c)", "A_IMPLIES_B"),
     ("$rose(a) |-> b", "(a && !$past(a)) |-> b", "EQUIVALENT"),
@@ -48,29 +50,37 @@ class Config:
     teacher_steps: int = 32
     teacher_batch: int = 8
     teacher_lr: float = 1e-4
-    student_layers: int = 4
-    student_init: str = "teacher"  # cut the student from the fine-tuned teacher ("teacher") or the base model
+    student_layers: int | None = None  # None: the full depth (issue 15: a layer cut cannot be repaired by a warm-up)
+    student_init: str = "base"  # the student starts from the base model ("base") or a cut of the teacher ("teacher")
     student_warm_steps: int = 30
     student_lr: float = 3e-4
-    heldout: int = 24  # held-out generated tasks, balanced categories
+    heldout: int = 96  # held-out generated tasks, balanced categories (issue 15: >= 96)
     eval_samples: int = 4  # n per task (pass@1 unbiased from n)
     eval_temperature: float = 0.8  # spec §2.5
     transfer_tasks: int = 40  # first valid NL2SVA-Machine tasks scored per arm (0: skip)
+    pool_weights: tuple[int, int, int] = (1, 2, 2)  # arms' prompt pool: combinational, bounded, unbounded
     arm: ArmConfig = field(default_factory=ArmConfig)
+
+    @property
+    def teacher_epochs(self) -> float:
+        return self.teacher_steps * self.teacher_batch / self.train_pairs
 
 
 CONFIGS = {
-    "tiny": Config(model="tiny:64x2", train_pairs=200, teacher_steps=12, teacher_lr=3e-3, student_layers=1,
-                   student_warm_steps=6, student_lr=3e-3, heldout=4, eval_samples=2, transfer_tasks=0,
-                   arm=ArmConfig(steps=2, batch_prompts=2, rollouts=2, max_new_tokens=16, lr=1e-3, checkpoint_every=1)),
-    "small": Config(student_layers=12, student_warm_steps=60, transfer_tasks=12,
-                    arm=ArmConfig(steps=12, batch_prompts=4, rollouts=4, max_new_tokens=40, lr=2e-4)),
+    "tiny": Config(model="tiny:64x2", train_pairs=96, teacher_steps=12, teacher_lr=3e-3, student_layers=1,
+                   student_init="teacher", student_warm_steps=6, student_lr=3e-3, heldout=4, eval_samples=2,
+                   transfer_tasks=0, arm=ArmConfig(steps=2, batch_prompts=2, rollouts=2, max_new_tokens=16, lr=1e-3,
+                                                   checkpoint_every=1)),
+    # Teacher: SmolLM2-135M-Instruct, one epoch of 320 pairs; student: the same base model at full
+    # depth after a 12-step warm-up, so it writes some correct SVA before the arms start (the gate).
+    "small": Config(train_pairs=320, teacher_steps=40, student_warm_steps=12, student_lr=2e-4, eval_samples=2,
+                    transfer_tasks=12, arm=ArmConfig(steps=8, batch_prompts=4, rollouts=8, max_new_tokens=40, lr=5e-5)),
     # The paper distils CodeV-SVA-14B into Qwen2.5-Coder-7B-Instruct; neither is available offline. This preset
     # runs the same pipeline on a GPU (bf16) from a 7B base: teacher = the model fine-tuned on 6k pairs,
     # student = its first 8 layers. It needs the weights in the Hugging Face cache.
     "paper": Config(model="Qwen/Qwen2.5-Coder-7B-Instruct", train_pairs=6000, teacher_steps=750,
-                    teacher_batch=8, student_layers=8, student_warm_steps=60, heldout=300, eval_samples=10,
-                    arm=ArmConfig(steps=40, batch_prompts=16, rollouts=4, max_new_tokens=128, lr=1e-5)),
+                    teacher_batch=8, student_layers=8, student_init="teacher", student_warm_steps=60, heldout=300,
+                    eval_samples=10, arm=ArmConfig(steps=40, batch_prompts=16, rollouts=4, max_new_tokens=128, lr=1e-5)),
 }
 
 
@@ -84,10 +94,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
 
     teacher, base_student, tokenizer, build = prepared_models(cfg, seed, progress=True)
     require_same_tokenizer(tokenizer, tokenizer)
-    pool = generate_pairs(cfg.train_pairs, seed=seed + 1000, prefix="train")
-    seen = {p.sva for p in pool}
-    heldout = [p for p in generate_pairs(cfg.heldout * 3, seed=seed + 2000, prefix="heldout") if p.sva not in seen]
-    heldout = heldout[:cfg.heldout]
+    pool = arm_pool(cfg, seed)
+    heldout = heldout_tasks(cfg, seed)
     cache = VerdictCache()
 
     machine = machine_subset(cfg.transfer_tasks)
@@ -107,10 +115,13 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     temporal_gain = gains(rw, sft, opd)
     metrics = {**rw, "arms": arms, "warm_start": start, "teacher": teacher_eval,
                "gain_over_best_baseline": temporal_gain, "pec_fixtures": fixture_table,
+               "degenerate_reward": degenerate_reward(cache, cfg.arm.rho),
                "transfer_nl2sva_machine": transfer,
                "training": {m: {"generations": l.generations, "tokens_per_s": round(l.tokens_per_second(), 1),
-                                "seconds": round(l.seconds, 1), "mean_reward": l.rewards, "loss": l.losses,
-                                "kept": l.kept} for m, l in logs.items()},
+                                "rollouts_per_s": round(l.generations / l.seconds, 2) if l.seconds else None,
+                                "teacher_fallbacks": l.teacher_fallbacks, "seconds": round(l.seconds, 1),
+                                "mean_reward": l.rewards, "loss": l.losses, "kept": l.kept}
+                            for m, l in logs.items()},
                "teacher_build": build}
     baseline = {"name": "SFT and OPD (reverse KL) students", "sft": sft, "opd": opd, "rft": arms["rft"]}
     return Result(
@@ -124,22 +135,79 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     )
 
 
+def arm_pool(cfg: Config, seed: int) -> list:
+    """The arms' prompts: generated pairs weighted toward the temporal categories (`pool_weights`)."""
+    weighted = tuple(c for c, w in zip(CATEGORIES, cfg.pool_weights) for _ in range(w))
+    return generate_pairs(cfg.train_pairs, seed=seed + 1000, categories=weighted, prefix="train")
+
+
+def heldout_tasks(cfg: Config, seed: int) -> list:
+    """`cfg.heldout` generated tasks, balanced by category, none of whose SVA is in the training pairs."""
+    seen = {p.sva for p in generate_pairs(cfg.train_pairs, seed=seed + 1000, prefix="train")} | \
+        {p.sva for p in arm_pool(cfg, seed)}
+    heldout = [p for p in generate_pairs(cfg.heldout * 3, seed=seed + 2000, prefix="heldout") if p.sva not in seen]
+    return heldout[:cfg.heldout]
+
+
+def measure_gate(cfg: Config, seed: int = 0) -> dict:
+    """The gate, recorded before any arm runs: warm start and teacher pass@1 on the held-out tasks."""
+    from proceedings.rwopd.teacher import prepared_models
+
+    teacher, student, tokenizer, build = prepared_models(cfg, seed, progress=True)
+    heldout, cache = heldout_tasks(cfg, seed), VerdictCache()
+    warm = evaluate_arm(student, tokenizer, heldout, cfg, cache, seed)
+    taught = evaluate_arm(teacher, tokenizer, heldout, cfg, cache, seed)
+    checks = {f"warm-start pass@1 >= {GATE_WARM_START}": warm["pass@1"] >= GATE_WARM_START,
+              f"teacher pass@1 >= {GATE_TEACHER_RATIO:g}x the warm start's":
+                  taught["pass@1"] >= GATE_TEACHER_RATIO * warm["pass@1"]}
+    return {"warm_start": warm, "teacher": taught, "checks": checks, "holds": all(checks.values()),
+            "heldout": len(heldout), "eval_samples": cfg.eval_samples, "teacher_epochs": cfg.teacher_epochs,
+            "build": build}
+
+
 def gains(rw: dict, sft: dict, opd: dict) -> dict[str, float]:
     """RWOPD's pass@1 gain over the better of SFT and OPD, per temporal category."""
     return {c: rw[f"pass@1_{c}"] - max(sft[f"pass@1_{c}"], opd[f"pass@1_{c}"]) for c in CATEGORIES}
 
 
+GATE_WARM_START = 0.05  # issue 15: the shared warm start must already pass sometimes (RFT/RWOPD learn from passes)
+GATE_TEACHER_RATIO = 2.0  # ... and the teacher must know clearly more than the student it distils into
+
+
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
-    """A sound checker, then RWOPD beating both baselines, most on temporal properties."""
+    """Gate first (a sound, unexploitable checker; a student that can learn; a teacher worth
+    distilling), then RWOPD beating both baselines, most on temporal properties."""
     sft, opd = baseline["sft"], baseline["opd"]
+    warm, teacher = metrics["warm_start"]["pass@1"], metrics["teacher"]["pass@1"]
     gain = gains(metrics, sft, opd)
     return {
-        "every PEC fixture verdict matches its documented answer": all(r["ok"] for r in metrics["pec_fixtures"]),
+        "gate: every PEC fixture verdict matches its documented answer": all(r["ok"] for r in metrics["pec_fixtures"]),
+        "gate: no degenerate rollout earned reward": metrics["degenerate_reward"] == 0,
+        f"gate: warm-start pass@1 >= {GATE_WARM_START}": warm >= GATE_WARM_START,
+        f"gate: teacher pass@1 >= {GATE_TEACHER_RATIO:g}x the warm start's": teacher >= GATE_TEACHER_RATIO * warm,
         "RWOPD pass@1 > SFT with non-overlapping 95% bootstrap intervals": metrics["pass@1_ci"][0] > sft["pass@1_ci"][1],
         "RWOPD pass@1 > OPD with non-overlapping 95% bootstrap intervals": metrics["pass@1_ci"][0] > opd["pass@1_ci"][1],
         "RWOPD's gain is largest in a temporal category (bounded or unbounded)":
             max(gain["bounded"], gain["unbounded"]) > max(gain["combinational"], 0.0),
     }
+
+
+# Rollouts an unsound checker paid for (issue 15) and vacuous answers: (candidate, reference). The
+# run scores them with its own verdict cache; any reward here is an exploitable checker.
+DEGENERATE_ROLLOUTS = (
+    ("strong(##1 sig_A)", "sig_C |-> s_eventually sig_D"),
+    ("strong(##1 sig_B)", "strong(##1 sig_C)"),
+    ("s_eventually(sig_A ##1 sig_B)", "s_eventually(sig_A ##1 sig_C)"),
+    ("1'b0", "sig_A |-> sig_B"),
+    ("sig_A && !sig_A", "sig_A |=> sig_B"),
+    ("sig_A |-> (sig_B || !sig_B)", "sig_A |-> (sig_C || !sig_C)"),
+    ("sig_A |-> ##50 sig_B", "##51 sig_B"),
+)
+
+
+def degenerate_reward(cache: VerdictCache, rho: float) -> float:
+    """Total reward the run's checker pays to `DEGENERATE_ROLLOUTS` (must be 0)."""
+    return sum(cache.reward(" " + candidate, reference, rho) for candidate, reference in DEGENERATE_ROLLOUTS)
 
 
 def pec_fixture_table() -> list[dict]:

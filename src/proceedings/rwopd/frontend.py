@@ -131,6 +131,7 @@ class _Lowering:
         from pyslang import ast
 
         if isinstance(node, ast.ClockingAssertionExpr):
+            _require_modelled_clock(node.clocking)
             node = node.expr
         disable = None
         if isinstance(node, ast.DisableIffAssertionExpr):
@@ -389,6 +390,16 @@ class _Lowering:
         rng, sub = declared.fixedRange, selected.fixedRange
         low = min(_position(rng, sub.left), _position(rng, sub.right))
         return Expr("slice", (value,), width, low)
+
+
+def _require_modelled_clock(event) -> None:
+    """The monitors sample at `posedge clk` only; any other clocking event is refused (issue 15)."""
+    from pyslang import ast
+
+    name = getattr(getattr(event, "expr", None), "symbol", None)
+    if not (isinstance(event, ast.SignalEventControl) and event.edge.name == "PosEdge"
+            and event.iffCondition is None and name is not None and name.name == CLOCK):
+        raise Unsupported(f"clocking event other than @(posedge {CLOCK})")
 
 
 def _pad_within(inner: ir.Seq) -> ir.Seq:

@@ -1,7 +1,8 @@
 """Scoring model outputs with the PEC: rewards, unbiased pass@k, per-category tables, bootstrap CIs.
 
 pass@k is the unbiased estimator of Chen et al. (2021): 1 - C(n-c, k) / C(n, k) for n samples of
-which c pass (EQUIVALENT or EQUIVALENT_BOUNDED, spec §2.5 Func@k); relaxed counts one-way
+which c pass. Only a proved EQUIVALENT passes (issue 15); EQUIVALENT_BOUNDED is reported beside it
+as `bounded@1` (no separating lasso up to the stated depth, no proof), and `relaxed` counts one-way
 implication too.
 """
 
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.rwopd.pec import Verdict, check_equivalence, reward
+from proceedings.rwopd.pec import PECResult, Verdict, check_equivalence, reward
 from proceedings.rwopd.prompting import extract_sva
 
 
@@ -27,27 +28,34 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 class VerdictCache:
-    """Memoised PEC verdicts keyed by (candidate, reference, testbench): rollouts repeat a lot."""
+    """Memoised PEC results keyed by (candidate, reference, testbench): rollouts repeat a lot.
 
-    def __init__(self, timeout_s: float = 2.0) -> None:
+    Both sides are elaborated against the task's full signal list: its testbench when it has one
+    (FVEval ships it), else `signals` (the grammar's sig_A..sig_J), never only the reference's names,
+    so a well-formed candidate naming another signal of the task is judged, not a SYNTAX_ERROR.
+    """
+
+    def __init__(self, timeout_s: float = 2.0, signals: dict[str, int] | None = None) -> None:
+        from proceedings.rwopd.grammar import SIGNALS
+
         self.timeout_s, self.table = timeout_s, {}
+        self.signals = signals if signals is not None else dict.fromkeys(SIGNALS, 1)
 
-    def verdict(self, candidate: str | None, reference: str, testbench: str | None = None) -> Verdict:
+    def result(self, candidate: str | None, reference: str, testbench: str | None = None) -> PECResult:
         if not candidate:
-            return Verdict.SYNTAX_ERROR
+            return PECResult(Verdict.SYNTAX_ERROR, message="no assertion in the completion")
         key = (candidate, reference, testbench)
         if key not in self.table:
-            signals = None
-            if testbench is None:
-                from proceedings.rwopd.frontend import infer_signals
-
-                signals = infer_signals(reference)  # the candidate may only use the reference's signals
+            signals = None if testbench is not None else self.signals
             self.table[key] = check_equivalence(candidate, reference, signals=signals, testbench=testbench,
-                                                timeout_s=self.timeout_s).verdict
+                                                timeout_s=self.timeout_s)
         return self.table[key]
 
+    def verdict(self, candidate: str | None, reference: str, testbench: str | None = None) -> Verdict:
+        return self.result(candidate, reference, testbench).verdict
+
     def reward(self, completion: str, reference: str, rho: float, testbench: str | None = None) -> float:
-        return reward(self.verdict(extract_sva(completion), reference, testbench), rho)
+        return reward(self.result(extract_sva(completion), reference, testbench), rho)
 
 
 @dataclass
@@ -62,10 +70,14 @@ class Evaluation:
         return float(np.mean(scores)) if scores else float("nan")
 
     def per_task(self, k: int, relaxed: bool = False, category: str | None = None) -> list[float]:
-        good = {Verdict.EQUIVALENT, Verdict.EQUIVALENT_BOUNDED} | (
-            {Verdict.A_IMPLIES_B, Verdict.B_IMPLIES_A} if relaxed else set())
+        good = {Verdict.EQUIVALENT} | ({Verdict.A_IMPLIES_B, Verdict.B_IMPLIES_A} if relaxed else set())
         return [pass_at_k(len(v), sum(x in good for x in v), k) for t, v in zip(self.tasks, self.verdicts)
                 if category is None or t.category == category]
+
+    def bounded_rate(self) -> float:
+        """Share of samples that are only EQUIVALENT_BOUNDED (not counted in pass@k)."""
+        flat = [v for vs in self.verdicts for v in vs]
+        return float(np.mean([v == Verdict.EQUIVALENT_BOUNDED for v in flat])) if flat else float("nan")
 
     def syntax_rate(self) -> float:
         flat = [v for vs in self.verdicts for v in vs]
@@ -83,7 +95,7 @@ class Evaluation:
     def summary(self, categories: tuple[str, ...]) -> dict:
         low, high = self.bootstrap()
         out = {"pass@1": self.pass_at(1), "pass@1_ci": [low, high], "relaxed_pass@1": self.pass_at(1, relaxed=True),
-               "syntax@1": self.syntax_rate()}
+               "bounded@1": self.bounded_rate(), "syntax@1": self.syntax_rate()}
         for category in categories:
             out[f"pass@1_{category}"] = self.pass_at(1, category)
         return out

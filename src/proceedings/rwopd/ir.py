@@ -11,7 +11,7 @@ Constructs outside this subset never reach the IR: the front end raises `Unsuppo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Union
 
 UNBOUNDED = None  # the `$` upper bound of a range
@@ -213,3 +213,17 @@ class Assertion:
     prop: Prop
     disable: Expr | None = None
     signals: tuple[tuple[str, int], ...] = field(default=(), compare=False)
+
+
+def substitute_signals(node, values: dict[str, int]):
+    """`node` (any IR tree) with each signal named in `values` replaced by that constant."""
+    if isinstance(node, Expr):
+        if node.op == "sig" and node.value in values:
+            return const(values[node.value], node.width)
+        args = tuple(substitute_signals(a, values) for a in node.args)
+        return node if args == node.args else Expr(node.op, args, node.width, node.value, node.signed)
+    if is_dataclass(node):
+        changes = {f.name: substitute_signals(getattr(node, f.name), values) for f in fields(node)
+                   if f.compare and (isinstance(getattr(node, f.name), Expr) or is_dataclass(getattr(node, f.name)))}
+        return replace(node, **changes) if changes else node
+    return node

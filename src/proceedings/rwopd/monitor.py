@@ -3,7 +3,8 @@
 A `Circuit` is a set of registers (width, initial value, next-state `Expr`) over free input
 signals. `add_monitor` compiles an assertion into it and returns its two outputs:
   - `fail`: some attempt of the property is violated at this tick (safety);
-  - `pending`: some strong obligation is still open after this tick (liveness).
+  - `pending`: the breakpoint set of open strong obligations is non-empty (liveness, decided per
+    attempt: on a lasso some attempt stays open forever iff `pending` is high all loop long).
 Every tick starts a new attempt (the assertion is checked at each clock).
 Antecedents stay nondeterministic: one register per NFA state means "some thread is here", exact
 because an implication fires for any match. Consequents are determinised (subset construction),
@@ -15,14 +16,12 @@ in the same subset have the same future, so merging them is exact for `fail`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from itertools import product
 
 from proceedings.rwopd import ir
-from proceedings.rwopd.automata import NFA, compile_sequence, max_length
+from proceedings.rwopd.automata import NFA, compile_sequence, max_length, outgoing_edges, step_outcomes
 from proceedings.rwopd.frontend import Unsupported
 from proceedings.rwopd.ir import FALSE, TRUE, Expr, land, lnot, lor
 
-MAX_GUARD_ATOMS = 10
 MAX_SUBSETS = 512
 
 
@@ -81,9 +80,26 @@ class Circuit:
 @dataclass
 class Outputs:
     fail: Expr
-    pending: Expr
+    pending: Expr  # the breakpoint set of open strong obligations is non-empty (see `_Obligation`)
     strong: bool  # has strong obligations (liveness part)
-    lookahead: int | None  # longest finite obligation in ticks, None if unbounded
+    lookahead: int | None  # ticks from an attempt's start to its last decided tick, None if unbounded
+
+
+@dataclass
+class _Obligation:
+    """One register of the Miyano-Hayashi breakpoint set for strong obligations.
+
+    Liveness is decided per attempt: A violates a strong obligation iff some attempt stays open
+    forever. The breakpoint set holds the attempts open at the last breakpoint and follows them;
+    when all of them are discharged (the set is empty) it reloads every attempt then open. Some
+    attempt stays open forever iff, from some tick on, the set never empties again; on a lasso: iff
+    `pending` is high at every tick of the loop. New attempts opening every tick never hide this,
+    nor fake it (issue 15: a global "any attempt open" flag did both).
+    """
+
+    owe: Expr  # register: owed attempts are in this automaton state
+    follow: Expr  # its next value while the set is non-empty: the owed attempts move on
+    reload: Expr  # its next value at a breakpoint: every attempt open after this tick
 
 
 def add_monitor(circuit: Circuit, assertion: ir.Assertion, tag: str, jasper: bool = True) -> Outputs:
@@ -91,19 +107,49 @@ def add_monitor(circuit: Circuit, assertion: ir.Assertion, tag: str, jasper: boo
     builder = _Builder(circuit, tag, assertion.disable)
     start = TRUE if assertion.disable is None else lnot(assertion.disable)
     prop = _strengthen(assertion.prop) if jasper else assertion.prop
-    fail, pending = builder.prop(prop, start)
+    fail = builder.prop(prop, start)
+    pending = builder.close_obligations()
     if assertion.disable is not None:
         fail = land(lnot(assertion.disable), fail)
     for name in builder.owned:
         reg = circuit.registers[name]
         reg.next = circuit.lower(builder.gate(reg.next))
-    return Outputs(circuit.lower(fail), circuit.lower(pending), builder.strong, builder.lookahead)
+    return Outputs(circuit.lower(fail), circuit.lower(pending), bool(builder.obligations),
+                   obligation_span(prop))
+
+
+def obligation_span(prop: ir.Prop) -> int | None:
+    """Ticks from an attempt's start to the last tick that can decide it; nested delays add up."""
+    if isinstance(prop, ir.PSeq):
+        return max_length(compile_sequence(prop.seq))
+    if isinstance(prop, ir.PNot):
+        return max_length(compile_sequence(prop.seq))
+    if isinstance(prop, ir.PImplies):
+        return _add(max_length(compile_sequence(prop.ante)), 0 if prop.overlapped else 1,
+                    obligation_span(prop.cons))
+    if isinstance(prop, ir.PAnd):
+        return _max(obligation_span(prop.left), obligation_span(prop.right))
+    if isinstance(prop, ir.PIf):
+        return _max(obligation_span(prop.then), 0 if prop.other is None else obligation_span(prop.other))
+    if isinstance(prop, ir.PNext):
+        return _add(prop.cycles, obligation_span(prop.prop))
+    if isinstance(prop, ir.PAlways):
+        return _add(prop.hi, obligation_span(prop.prop))
+    return None  # until family: open until the stop condition comes
+
+
+def _add(*parts: int | None) -> int | None:
+    return None if any(p is None for p in parts) else sum(parts)
+
+
+def _max(*parts: int | None) -> int | None:
+    return None if any(p is None for p in parts) else max(parts)
 
 
 def _strengthen(prop: ir.Prop) -> ir.Prop:
     """JasperGold-compatible reading (FVEval pec.md): `##[m:$]` consequents act as strong."""
     if isinstance(prop, ir.PSeq):
-        return ir.PSeq(prop.seq, prop.strong or max_length(compile_sequence(prop.seq, True)) is None)
+        return ir.PSeq(prop.seq, prop.strong or max_length(compile_sequence(prop.seq)) is None)
     if isinstance(prop, ir.PImplies):
         return ir.PImplies(prop.ante, _strengthen(prop.cons), prop.overlapped)
     if isinstance(prop, ir.PAnd):
@@ -119,8 +165,7 @@ class _Builder:
     def __init__(self, circuit: Circuit, tag: str, disable: Expr | None) -> None:
         self.circuit, self.tag, self.disable = circuit, tag, disable
         self.owned: list[str] = []
-        self.strong = False
-        self.lookahead: int | None = 0
+        self.obligations: list[_Obligation] = []
 
     def reg(self, kind: str) -> Expr:
         reg = self.circuit.register(f"{self.tag}_{kind}")
@@ -140,33 +185,32 @@ class _Builder:
             signal = reg
         return signal
 
-    def horizon(self, extra: int | None) -> None:
-        self.lookahead = None if self.lookahead is None or extra is None else max(self.lookahead, extra)
+    def close_obligations(self) -> Expr:
+        """Drive the breakpoint set (one shared set for all strong parts); `pending` = non-empty."""
+        if not self.obligations:
+            return FALSE
+        pending = lor(*(o.owe for o in self.obligations))
+        for o in self.obligations:
+            self.circuit.drive(o.owe, lor(land(pending, o.follow), land(lnot(pending), o.reload)))
+        return pending
 
-    # -- properties -------------------------------------------------------------------------
-    def prop(self, prop: ir.Prop, start: Expr) -> tuple[Expr, Expr]:
+    # -- properties: each returns the tick's `fail` ----------------------------------------------
+    def prop(self, prop: ir.Prop, start: Expr) -> Expr:
         if isinstance(prop, ir.PSeq):
-            return self.consequent(compile_sequence(prop.seq, in_consequent=True), start, prop.strong)
+            return self.consequent(compile_sequence(prop.seq), start, prop.strong)
         if isinstance(prop, ir.PImplies):
-            nfa = compile_sequence(prop.ante)
-            self.horizon(max_length(nfa))
-            match = self.matches(nfa, start)
+            match = self.matches(compile_sequence(prop.ante), start)
             return self.prop(prop.cons, match if prop.overlapped else self.delay(match, 1))
         if isinstance(prop, ir.PNot):
-            nfa = compile_sequence(prop.seq)
-            self.horizon(max_length(nfa))
-            return self.matches(nfa, start), FALSE
+            return self.matches(compile_sequence(prop.seq), start)
         if isinstance(prop, ir.PAnd):
-            (f1, p1), (f2, p2) = self.prop(prop.left, start), self.prop(prop.right, start)
-            return lor(f1, f2), lor(p1, p2)
+            return lor(self.prop(prop.left, start), self.prop(prop.right, start))
         if isinstance(prop, ir.PIf):
-            f1, p1 = self.prop(prop.then, land(start, prop.cond))
+            then = self.prop(prop.then, land(start, prop.cond))
             if prop.other is None:
-                return f1, p1
-            f2, p2 = self.prop(prop.other, land(start, lnot(prop.cond)))
-            return lor(f1, f2), lor(p1, p2)
+                return then
+            return lor(then, self.prop(prop.other, land(start, lnot(prop.cond))))
         if isinstance(prop, ir.PNext):
-            self.horizon(prop.cycles)
             return self.prop(prop.prop, self.delay(start, prop.cycles))
         if isinstance(prop, ir.PAlways):
             return self.prop(prop.prop, self.always(start, prop.lo, prop.hi))
@@ -176,7 +220,6 @@ class _Builder:
 
     def always(self, start: Expr, lo: int, hi: int | None) -> Expr:
         if hi is not None:
-            self.horizon(hi)
             chain, taps = start, []
             for k in range(hi + 1):
                 if k >= lo:
@@ -189,18 +232,17 @@ class _Builder:
         self.circuit.drive(latch, active)
         return active
 
-    def until(self, prop: ir.PUntil, start: Expr) -> tuple[Expr, Expr]:
+    def until(self, prop: ir.PUntil, start: Expr) -> Expr:
         """`hold until stop`: one register, exact, since all open attempts share one future."""
         carry = self.reg("unt")
         open_now = lor(start, carry)
         fail = land(open_now, lnot(prop.hold)) if prop.with_ else land(open_now, lnot(prop.stop), lnot(prop.hold))
         still_open = land(open_now, lnot(prop.stop))
         self.circuit.drive(carry, still_open)
-        self.horizon(None)
-        if prop.strong:
-            self.strong = True
-            return fail, still_open
-        return fail, FALSE
+        if prop.strong:  # s_until: the stop condition must come
+            owe = self.reg("owe")
+            self.obligations.append(_Obligation(owe, land(owe, lnot(prop.stop)), still_open))
+        return fail
 
     # -- sequences --------------------------------------------------------------------------
     def matches(self, nfa: NFA, start: Expr) -> Expr:
@@ -218,16 +260,16 @@ class _Builder:
             self.circuit.drive(reg, lor(*incoming.get(s, [])))
         return lor(*hits)
 
-    def consequent(self, nfa: NFA, start: Expr, strong: bool) -> tuple[Expr, Expr]:
-        """Determinised obligation tracking: fail when all threads of an attempt die unmatched."""
+    def consequent(self, nfa: NFA, start: Expr, strong: bool) -> Expr:
+        """Determinised obligation tracking: fail when all threads of an attempt die unmatched.
+
+        `strong` adds the attempts' liveness obligation (a match must come); for a bounded sequence
+        it is implied by not failing (IEEE 1800 §16.12.2 on infinite traces), so only unbounded
+        strong sequences get breakpoint registers.
+        """
         if nfa.nullable:
             raise Unsupported("a sequence that admits an empty match used as a property")
-        self.horizon(max_length(nfa))
-        if strong:
-            self.strong = True
-        outgoing: dict[int, list[tuple[Expr, int]]] = {}
-        for u, g, v in nfa.edges:
-            outgoing.setdefault(u, []).append((g, v))
+        outgoing = outgoing_edges(nfa)
         initial = frozenset(nfa.initial)
         transitions: dict[frozenset, dict] = {}
         todo = [initial]
@@ -235,44 +277,27 @@ class _Builder:
             subset = todo.pop()
             if subset in transitions:
                 continue
-            transitions[subset] = _step_outcomes(subset, outgoing, nfa.final)
+            transitions[subset] = step_outcomes(subset, outgoing, nfa.final)
             todo.extend(t for t in transitions[subset] if isinstance(t, frozenset) and t not in transitions)
             if len(transitions) > MAX_SUBSETS:
                 raise Unsupported(f"consequent needs more than {MAX_SUBSETS} automaton states")
-        targets = {t for outs in transitions.values() for t in outs if isinstance(t, frozenset)}
-        regs = {t: self.reg("con") for t in sorted(targets, key=sorted)}
+        targets = sorted({t for outs in transitions.values() for t in outs if isinstance(t, frozenset)}, key=sorted)
+        regs = {t: self.reg("con") for t in targets}
 
         def entering(subset: frozenset) -> Expr:
             return lor(regs.get(subset, FALSE), start if subset == initial else FALSE)
 
         fail = lor(*(land(entering(s), outs["fail"]) for s, outs in transitions.items() if "fail" in outs))
-        incoming: dict[frozenset, list[Expr]] = {t: [] for t in targets}
-        for subset, outs in transitions.items():
-            for target, condition in outs.items():
-                if isinstance(target, frozenset):
-                    incoming[target].append(land(entering(subset), condition))
-        nexts = []
+        nexts = {t: lor(*(land(entering(s), outs[t]) for s, outs in transitions.items() if t in outs))
+                 for t in targets}
         for target, reg in regs.items():
-            value = lor(*incoming[target])
-            self.circuit.drive(reg, value)
-            nexts.append(value)
-        return fail, (lor(*nexts) if strong else FALSE)
-
-
-def _step_outcomes(subset: frozenset, outgoing, final) -> dict:
-    """For each outcome of one tick from `subset` ('hit', 'fail' or the next subset): its condition."""
-    edges = [(g, v) for u in sorted(subset) for g, v in outgoing.get(u, ())]
-    atoms = list(dict.fromkeys(g for g, _ in edges if g != TRUE))
-    if len(atoms) > MAX_GUARD_ATOMS:
-        raise Unsupported(f"consequent step with more than {MAX_GUARD_ATOMS} distinct conditions")
-    outcomes: dict[object, list[Expr]] = {}
-    for values in product((False, True), repeat=len(atoms)):
-        truth = dict(zip(atoms, values))
-        enabled = frozenset(v for g, v in edges if g == TRUE or truth[g])
-        outcome = "hit" if enabled & final else "fail" if not enabled else enabled
-        literal = land(*(a if val else lnot(a) for a, val in truth.items()))
-        outcomes.setdefault(outcome, []).append(literal)
-    return {k: lor(*v) for k, v in outcomes.items()}
+            self.circuit.drive(reg, nexts[target])
+        if strong and max_length(nfa) is None:
+            owes = {t: self.reg("owe") for t in targets}
+            for t in targets:
+                follow = lor(*(land(owes[s], outs[t]) for s, outs in transitions.items() if t in outs and s in owes))
+                self.obligations.append(_Obligation(owes[t], follow, nexts[t]))
+        return fail
 
 
 def merge_equivalent_registers(circuit: Circuit, outputs: list[Outputs]) -> list[Outputs]:
@@ -320,3 +345,19 @@ def _substitute(expr: Expr, mapping: dict[str, Expr]) -> Expr:
     if not expr.args:
         return expr
     return Expr(expr.op, tuple(_substitute(a, mapping) for a in expr.args), expr.width, expr.value, expr.signed)
+
+
+def cone_signals(circuit: Circuit, outputs: Outputs) -> frozenset[str]:
+    """The input signals the monitor's outputs read, directly or through its registers."""
+    signals: set[str] = set()
+    seen: set[str] = set()
+    todo = [outputs.fail, outputs.pending]
+    while todo:
+        expr = todo.pop()
+        if expr.op == "sig":
+            signals.add(expr.value)
+        elif expr.op == "reg" and expr.value not in seen:
+            seen.add(expr.value)
+            todo.append(circuit.registers[expr.value].next)
+        todo.extend(expr.args)
+    return frozenset(signals)

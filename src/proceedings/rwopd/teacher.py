@@ -1,9 +1,10 @@
 """Building and caching the teacher and the warm-started student (spec §5: built once, timed apart).
 
 The teacher is the configured model (SmolLM2-135M-Instruct at small scale) fine-tuned on generated
-NL/SVA pairs. The student is a model cut to its first layers and warm-started with SFT on the same
-pairs, so that every arm starts from one student that can already write SVA (the paper's setting:
-an instruct coder improved on-policy). `student_init="teacher"` cuts the student from the
+NL/SVA pairs for at least one epoch. The student is the base model at full depth (or, with
+`student_layers`, cut to its first layers) warm-started with a short SFT on the same pairs, so that
+every arm starts from one student that can already write some correct SVA (the paper's setting: an
+instruct coder improved on-policy). `student_init="teacher"` starts the student from the
 fine-tuned teacher (DistilBERT-style layer initialisation), `"base"` from the base model.
 
 Teacher and student are cached separately under `cache_root()/rwopd/` (`save_pretrained` + a
@@ -50,7 +51,7 @@ def teacher_key(cfg, seed: int) -> str:
 def student_key(cfg, seed: int) -> str:
     """Cache folder name of the warm student: its own settings plus the weights it is cut from."""
     source = teacher_key(cfg, seed) if cfg.student_init == "teacher" else f"base-{_model_key(cfg)}"
-    return (f"student-{cfg.student_layers}L-w{cfg.student_warm_steps}x{cfg.teacher_batch}-lr{cfg.student_lr:g}"
+    return (f"student-{cfg.student_layers or 'full'}L-w{cfg.student_warm_steps}x{cfg.teacher_batch}-lr{cfg.student_lr:g}"
             f"-n{cfg.train_pairs}-seed{seed}-of-{source}")
 
 
@@ -108,7 +109,7 @@ def _build_student(cfg, seed: int, teacher_dir: Path, folder: Path, progress: bo
         source, tokenizer = AutoModelForCausalLM.from_pretrained(teacher_dir), AutoTokenizer.from_pretrained(teacher_dir)
     else:
         source, tokenizer = base_model(cfg.model, seed)
-    student = truncated_student(source, cfg.student_layers)
+    student = source if cfg.student_layers is None else truncated_student(source, cfg.student_layers)
     losses = supervised_finetune(student, tokenizer, _train_pairs(cfg, seed), cfg.student_warm_steps,
                                  cfg.teacher_batch, cfg.student_lr, seed + 1, progress, desc="student warm-up")
     _save(folder, student, tokenizer, losses, began, cpu0)
