@@ -38,7 +38,7 @@ def test_rates_privacy_audit_and_bounds_verbs(tmp_path):
     assert result.exit_code == 0, result.output
     assert "exponent per sample" in result.output and len(out.read_text().splitlines()) == 5
     assert runner.invoke(app, ["privacy-audit", "--mechanism", "approx-gen", "--family", "g1"]).exit_code == 0
-    leaky = runner.invoke(app, ["privacy-audit", "--mechanism", "leaky-pure-id"])
+    leaky = runner.invoke(app, ["privacy-audit", "--mechanism", "pure2eps-id"])
     assert leaky.exit_code == 1 and "FAIL" in leaky.output
     assert "any algorithm" in runner.invoke(app, ["bounds", "--eps", "0.5"]).output
 

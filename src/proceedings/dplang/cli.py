@@ -168,7 +168,7 @@ def rates(
         console.print(f"curve written to {out}")
 
 
-AUDITABLE = ("pure-id", "approx-id", "pure-gen", "approx-gen", "np-id", "leaky-pure-id", "leaky-approx-id")
+AUDITABLE = ("pure-id", "approx-id", "pure-gen", "approx-gen", "np-id", "pure2eps-id", "approx2eps-id", "leaky-approx-id")
 
 
 @app.command("privacy-audit")
@@ -184,7 +184,7 @@ def privacy_audit(
     from proceedings.dplang.generation import Generator
     from proceedings.dplang.identification import Identifier
     from proceedings.dplang.mechanisms import check_delta, check_eps
-    from proceedings.dplang.privacy_audit import LeakyExponential, NoiselessTest, audit
+    from proceedings.dplang.privacy_audit import NoiselessTest, OverspentExponential, OverspentTest, audit
 
     check_eps(eps)
     check_delta(delta)
@@ -193,8 +193,10 @@ def privacy_audit(
     if mechanism not in AUDITABLE:
         raise ProceedingsError(f"unknown mechanism '{mechanism}'; choose one of: {', '.join(AUDITABLE)}")
     kind, _, task = mechanism.rpartition("-")
-    if kind.startswith("leaky"):
-        learner = Identifier(LeakyExponential(eps) if kind == "leaky-pure" else NoiselessTest(eps, delta))
+    broken = {"pure2eps": lambda: OverspentExponential(eps, factor=2.0),
+              "approx2eps": lambda: OverspentTest(eps, delta, factor=2.0), "leaky-approx": lambda: NoiselessTest(eps, delta)}
+    if kind in broken:
+        learner = Identifier(broken[kind]())
     else:
         learner = _learner("identification" if task == "id" else "generation", kind, eps, delta, words=False)
     approx = "approx" in kind
