@@ -13,7 +13,7 @@ from proceedings.dplang.evaluate import error_curve, error_point
 from proceedings.dplang.generation import approx_generator, np_generator, pure_generator
 from proceedings.dplang.identification import approx_identifier, np_identifier, pure_identifier
 from proceedings.dplang.laws import step_walk_law
-from proceedings.dplang.rates import chernoff_exponent, fit_knee, fit_rate
+from proceedings.dplang.rates import PureBand, chernoff_exponent, fit_rate
 
 ALGORITHMS = {
     "identification": [np_identifier(), pure_identifier(0.7), approx_identifier(2.0, 1e-2)],
@@ -102,13 +102,11 @@ def test_lower_bounds_never_exceed_achieved_errors():
         two_point(f1, f1, 100)
 
 
-def test_rate_fit_and_knee_recover_known_values():
+def test_rate_fit_recovers_a_known_exponent():
     ns = np.array([1000, 2000, 4000, 8000])
     fit = fit_rate(ns, -0.01 * ns - 0.5 * np.log(ns))  # exponential rate with a polynomial prefactor
     assert fit.exponent == pytest.approx(0.01, rel=0.1) and fit.low <= fit.exponent <= fit.high
     assert fit.r2 > 0.999
-    eps = np.array([0.05, 0.1, 0.2, 0.5, 1.0])
-    assert fit_knee(eps, np.minimum(1, eps / 0.3)) == pytest.approx(0.3, rel=1e-3)
     with pytest.raises(ProceedingsError, match="3 points"):
         fit_rate([1, 2], [-1.0, -2.0])
 
@@ -127,3 +125,14 @@ def test_monte_carlo_is_reproducible_bit_for_bit():
     sample = instance.distribution.sample(60, np.random.default_rng(4))
     assert (approx_generator(3.0, 1e-3).run(sample, instance.collection, rng_a)
             == approx_generator(3.0, 1e-3).run(sample, instance.collection, rng_b))
+
+
+def test_the_closed_form_pure_band_brackets_the_exact_mechanism_exponent_and_excludes_a_2eps_one():
+    band = PureBand.of_walk(0.35, 0.25, sensitivity=1)
+    assert band.eps_star == pytest.approx(math.log(0.35 / 0.25))  # 2Δ·t*, t* = ½ ln(p+/p-)
+    for eps in (0.01, 0.05, 0.1, 0.2, 0.3, 1.0):
+        low, high = band.bounds(eps)
+        ratio = chernoff_exponent(0.35, 0.25, eps / 2) / chernoff_exponent(0.35, 0.25)
+        assert low - 1e-12 <= ratio <= high + 1e-12
+    low, high = band.bounds(0.05)
+    assert chernoff_exponent(0.35, 0.25, 0.05) / chernoff_exponent(0.35, 0.25) > high  # run at 2ε: outside

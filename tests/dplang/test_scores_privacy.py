@@ -9,9 +9,9 @@ from hypothesis import given, settings, strategies as st
 from proceedings.dplang import families
 from proceedings.dplang.generation import approx_generator, np_generator, pure_generator
 from proceedings.dplang.identification import Identifier, approx_identifier, np_identifier, pure_identifier
-from proceedings.dplang.mechanisms import TruncatedLaplace
-from proceedings.dplang.privacy_audit import (LeakyExponential, NoiselessTest, audit, privacy_losses,
-                                              universe_cells)
+from proceedings.dplang.mechanisms import ExponentialMechanism, ProposeTestRelease, TruncatedLaplace
+from proceedings.dplang.privacy_audit import (NoiselessTest, OverspentExponential, OverspentTest, audit,
+                                              privacy_losses, stability_level_audit, universe_cells)
 from proceedings.dplang.scores import CellCounts
 
 EPS, DELTA = 0.5, 1e-3
@@ -71,8 +71,6 @@ def test_exhaustive_audits_pass_for_every_private_mechanism(family):
 @pytest.mark.parametrize("family", FAMILIES)
 def test_the_audit_fails_deliberately_non_private_variants(family):
     instance = families.instance(family)
-    leaky = audit(instance, Identifier(LeakyExponential(EPS)), 7, EPS)
-    assert not leaky.passed and leaky.max_privacy_loss > EPS * 1.3
     noiseless = audit(instance, Identifier(NoiselessTest(EPS, DELTA)), 7, EPS, DELTA)
     assert not noiseless.passed and noiseless.max_hockey_stick > 0.5
     assert not audit(instance, np_identifier(), 7, EPS).passed
@@ -80,10 +78,38 @@ def test_the_audit_fails_deliberately_non_private_variants(family):
     assert audit(instance, np_generator(), 7, EPS).passed == (family == "f2")
 
 
+SETTINGS = [(0.5, 1e-6), (2.0, 1e-9)]  # two (ε, δ) of the small grid
+
+
+@pytest.mark.parametrize("family", FAMILIES + ["f3"])
+@pytest.mark.parametrize("eps, delta", SETTINGS)
+def test_2eps_and_1_3eps_variants_fail_on_every_family_where_they_are_not_private(family, eps, delta):
+    instance, n = families.instance(family), 6
+    assert not audit(instance, Identifier(OverspentExponential(eps, factor=2.0)), n, eps).passed
+    overspent = audit(instance, Identifier(OverspentExponential(eps, factor=1.3)), n, eps)
+    # F2's nested chain moves score differences by at most 3 < 2Δ = 4: 1.3ε loses <= 0.975ε there, private
+    assert overspent.passed == (family == "f2") and (overspent.score_range == 3) == (family == "f2")
+    for factor in (2.0, 1.3):
+        test = OverspentTest(eps, delta, factor=factor)
+        on_datasets = audit(instance, Identifier(test), n, eps, delta).passed
+        assert not (on_datasets and stability_level_audit(test, eps, delta)["passed"])
+    assert audit(instance, approx_identifier(eps, delta), n, eps, delta).passed
+
+
+@pytest.mark.parametrize("eps, delta", SETTINGS + [(0.05, 1e-9)])
+def test_the_stability_level_audit_exercises_the_release_branch_and_passes_only_the_real_test(eps, delta):
+    real = stability_level_audit(ProposeTestRelease(eps, delta), eps, delta)
+    assert real["passed"] and real["max_release_probability"] == pytest.approx(1.0)
+    assert real["levels"] > 2 * real["bound_A"]
+    for broken in (OverspentTest(eps, delta, factor=2.0), OverspentTest(eps, delta, factor=1.3),
+                   NoiselessTest(eps, delta)):
+        assert not stability_level_audit(broken, eps, delta)["passed"]
+
+
 def test_audit_catches_the_sensitivity_bug_only_where_inclusions_exist():
     """exp(eps*v/2) is right for counts (F1) but leaks when the excess penalty doubles the sensitivity (F2)."""
 
-    class CountsOnly(LeakyExponential):
+    class CountsOnly(ExponentialMechanism):
         def scale(self, sensitivity):
             return self.eps / 2
 

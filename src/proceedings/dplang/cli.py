@@ -47,6 +47,22 @@ def _learner(task: str, mechanism: str, eps: Optional[float], delta: Optional[fl
     return build(*privacy, **extra)
 
 
+def _secure(learner):
+    """The same algorithm with a sampler in integer arithmetic: the exponential mechanism's own law;
+    propose-test-release with discrete truncated Laplace noise (exact_sampling.py)."""
+    from dataclasses import replace
+
+    from proceedings.dplang.mechanisms import (DiscreteProposeTestRelease, ExponentialMechanism, ProposeTestRelease,
+                                               SecureExponentialMechanism)
+
+    selector = learner.selector
+    if isinstance(selector, ExponentialMechanism):
+        return replace(learner, selector=SecureExponentialMechanism(selector.eps))
+    if isinstance(selector, ProposeTestRelease):
+        return replace(learner, selector=DiscreteProposeTestRelease(selector.eps, selector.delta, secure=True))
+    return learner  # the non-private argmax draws no noise
+
+
 def _instance_and_sample(data: Optional[Path], languages: Optional[Path], family: str, n: int, rng):
     """(instance, sample): the words of DATA against regex languages, or n draws from a spec family."""
     from proceedings.dplang import data as words_data
@@ -69,6 +85,8 @@ def _run(task: str, data, languages, family, n, mechanism, eps, delta, seed, sec
     rng = _rng(seed, secure)
     inst, sample = _instance_and_sample(data, languages, family, n, rng)
     learner = _learner(task, mechanism, eps, delta, words=data is not None or family == "words")
+    if secure:
+        learner = _secure(learner)
     answer = learner.run(sample, inst.collection, rng)
     shown = f"L{answer} = {inst.collection[answer].name}" if isinstance(answer, int) and task == "identification" else answer
     console.print(f"[bold]{task}[/bold] on {len(sample)} examples: {escape(str(shown))}")
@@ -81,7 +99,8 @@ def _run(task: str, data, languages, family, n, mechanism, eps, delta, seed, sec
         names = ", ".join(f"L{i} = {inst.collection[i].name}" for i in inst.target.indices)
         console.print(f"target T(D): {escape(names)}; answer {'meets' if correct else 'misses'} the objective")
     if secure:
-        console.print("note: secure seeding; IEEE floating-point samplers can still leak (Mironov 2012).")
+        console.print("note: the mechanism was sampled in integer arithmetic (no floating-point noise, Mironov "
+                      "2012); the sample itself was drawn with a secrets-seeded generator.")
 
 
 def _register(task: str, name: str, summary: str) -> None:
@@ -96,7 +115,7 @@ def _register(task: str, name: str, summary: str) -> None:
         eps: Optional[float] = typer.Option(1.0, help="Privacy parameter epsilon (> 0)."),
         delta: Optional[float] = typer.Option(None, help="Privacy parameter delta in (0, 1) for 'approx'."),
         seed: int = typer.Option(0, help="Random seed (ignored with --secure)."),
-        secure: bool = typer.Option(False, help="Seed the mechanism's randomness from the OS."),
+        secure: bool = typer.Option(False, help="Sample the mechanism in integer arithmetic and seed the data draw from the OS."),
     ) -> None:
         _run(task, data, languages, family, n, mechanism, eps, delta, seed, secure)
 
@@ -168,7 +187,7 @@ def rates(
         console.print(f"curve written to {out}")
 
 
-AUDITABLE = ("pure-id", "approx-id", "pure-gen", "approx-gen", "np-id", "leaky-pure-id", "leaky-approx-id")
+AUDITABLE = ("pure-id", "approx-id", "pure-gen", "approx-gen", "np-id", "pure2eps-id", "approx2eps-id", "leaky-approx-id")
 
 
 @app.command("privacy-audit")
@@ -184,7 +203,7 @@ def privacy_audit(
     from proceedings.dplang.generation import Generator
     from proceedings.dplang.identification import Identifier
     from proceedings.dplang.mechanisms import check_delta, check_eps
-    from proceedings.dplang.privacy_audit import LeakyExponential, NoiselessTest, audit
+    from proceedings.dplang.privacy_audit import NoiselessTest, OverspentExponential, OverspentTest, audit
 
     check_eps(eps)
     check_delta(delta)
@@ -193,8 +212,10 @@ def privacy_audit(
     if mechanism not in AUDITABLE:
         raise ProceedingsError(f"unknown mechanism '{mechanism}'; choose one of: {', '.join(AUDITABLE)}")
     kind, _, task = mechanism.rpartition("-")
-    if kind.startswith("leaky"):
-        learner = Identifier(LeakyExponential(eps) if kind == "leaky-pure" else NoiselessTest(eps, delta))
+    broken = {"pure2eps": lambda: OverspentExponential(eps, factor=2.0),
+              "approx2eps": lambda: OverspentTest(eps, delta, factor=2.0), "leaky-approx": lambda: NoiselessTest(eps, delta)}
+    if kind in broken:
+        learner = Identifier(broken[kind]())
     else:
         learner = _learner("identification" if task == "id" else "generation", kind, eps, delta, words=False)
     approx = "approx" in kind

@@ -7,20 +7,23 @@ law `log_probs` (column M is ⊥, "no answer") — used by the exact error calcu
 audits — and draws from that same law in `sample`. Ties go to the first candidate.
 
 Floating-point caveat (Mironov, CCS 2012): samplers built on IEEE doubles can leak through the
-low-order bits of noise; the guarantees below hold for the ideal real-valued mechanisms, and the
-simulations study rates, not side channels.
+low-order bits of noise. The simulations use them (they study rates); `--secure` uses
+SecureExponentialMechanism and DiscreteProposeTestRelease, drawn in integer arithmetic
+(exact_sampling.py).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import log_softmax
+from scipy.special import log_softmax, logsumexp
 
 from proceedings.core.errors import ProceedingsError
+from proceedings.dplang.exact_sampling import SYSTEM, discrete_laplace, exponential_choice, rational
 
 
 def check_eps(eps: float) -> float:
@@ -207,3 +210,104 @@ class ProposeTestRelease(Selector):
     def guarantee(self, sensitivity):
         return (f"({self.eps:g}, {self.delta:g})-DP: propose-test-release, truncated Laplace on "
                 f"[-A, A] with A = {self.noise.bound:.4g}")
+
+
+@dataclass(frozen=True)
+class SecureExponentialMechanism(ExponentialMechanism):
+    """The exponential mechanism's law, drawn in integer arithmetic (exact_sampling; `--secure`)."""
+
+    source: object = field(default=None, compare=False, repr=False)  # randrange source; None = the OS
+
+    def sample(self, scores, sensitivity, rng):
+        scores = np.asarray(scores)
+        scale = rational(self.eps) / (2 * int(sensitivity))
+        rows = scores.reshape(-1, scores.shape[-1]).astype(np.int64)
+        source = self.source or SYSTEM
+        return np.array([exponential_choice(row.tolist(), scale, source) for row in rows]).reshape(scores.shape[:-1])
+
+
+@functools.lru_cache(maxsize=64)
+def _discrete_law(eps: float, delta: float) -> tuple[int, np.ndarray]:
+    """(T, log pmf on -T..T) of exp(-ε|z|) on |z| <= T, T the smallest integer with P(Z = T) <= δ."""
+    bound = 1
+    while True:
+        z = np.arange(-bound, bound + 1)
+        log_pmf = -eps * np.abs(z) - logsumexp(-eps * np.abs(z))
+        if log_pmf[-1] <= math.log(delta):
+            log_pmf.flags.writeable = False
+            return bound, log_pmf
+        bound += 1
+
+
+@dataclass(frozen=True)
+class DiscreteTruncatedLaplace:
+    """Discrete Laplace P(z) ∝ exp(-ε|z|) on the integers, conditioned on |z| <= T.
+
+    T is the smallest integer with P(Z = T) <= δ, so the test q + Z > T (q an integer of
+    sensitivity 1) releases nothing at q = 0 and at most δ at q = 1, and every other neighbouring
+    pair of stabilities changes the law by a factor e^ε: (ε, δ)-DP, checked exactly by
+    privacy_audit.stability_level_audit.
+    """
+
+    eps: float
+    delta: float
+
+    @property
+    def bound(self) -> int:
+        return _discrete_law(self.eps, self.delta)[0]
+
+    def log_sf(self, x) -> np.ndarray:
+        """log P(Z > x)."""
+        bound, log_pmf = _discrete_law(self.eps, self.delta)
+        tail = np.concatenate([np.logaddexp.accumulate(log_pmf[::-1])[::-1], [-np.inf]])  # tail[k] = P(Z >= k - T)
+        first = np.clip(np.floor(np.asarray(x, dtype=float)).astype(np.int64) + 1 + bound, 0, 2 * bound + 1)
+        return tail[first]
+
+    def log_cdf(self, x) -> np.ndarray:
+        """log P(Z <= x)."""
+        bound, log_pmf = _discrete_law(self.eps, self.delta)
+        head = np.concatenate([[-np.inf], np.logaddexp.accumulate(log_pmf)])  # head[k] = P(Z <= k - 1 - T)
+        last = np.clip(np.floor(np.asarray(x, dtype=float)).astype(np.int64) + 1 + bound, 0, 2 * bound + 1)
+        return head[last]
+
+    def sample(self, shape, rng: np.random.Generator) -> np.ndarray:
+        bound, log_pmf = _discrete_law(self.eps, self.delta)
+        return rng.choice(np.arange(-bound, bound + 1), size=shape, p=np.exp(log_pmf))
+
+    def secure_sample(self, shape, source=None) -> np.ndarray:
+        """The same law from exact_sampling.discrete_laplace, rejecting draws beyond ±T."""
+        eps, bound, source = rational(self.eps), self.bound, source or SYSTEM
+
+        def draw() -> int:
+            while abs(z := discrete_laplace(eps, source)) > bound:
+                pass
+            return z
+
+        count = int(np.prod(shape)) if shape else 1
+        return np.array([draw() for _ in range(count)]).reshape(shape)
+
+
+@dataclass(frozen=True)
+class DiscreteProposeTestRelease(ProposeTestRelease):
+    """Propose-test-release whose test noise is the discrete truncated Laplace: the (ε, δ)-DP
+    mechanism `--secure` samples in integer arithmetic (`secure=True`)."""
+
+    name: str = "approx-discrete"
+    secure: bool = False
+    source: object = field(default=None, compare=False, repr=False)
+
+    @property
+    def noise(self) -> DiscreteTruncatedLaplace:
+        return DiscreteTruncatedLaplace(self.eps, self.delta)
+
+    def sample(self, scores, sensitivity, rng):
+        if not self.secure:
+            return super().sample(scores, sensitivity, rng)
+        scores = np.asarray(scores, dtype=float)
+        q = self.stability(scores, sensitivity)
+        released = q + self.noise.secure_sample(q.shape, self.source) > self.noise.bound
+        return np.where(released, first_argmax(scores), scores.shape[-1])
+
+    def guarantee(self, sensitivity):
+        return (f"({self.eps:g}, {self.delta:g})-DP: propose-test-release, discrete Laplace truncated to "
+                f"[-T, T], T = {self.noise.bound}" + (", sampled in integer arithmetic" if self.secure else ""))

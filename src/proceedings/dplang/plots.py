@@ -48,13 +48,14 @@ def error_curves(panels: Mapping[str, Curves], path: Path, xlabel: str = "sample
     return path
 
 
-def exponent_ratios(eps: Sequence[float], series: Mapping[str, Sequence[float]], knee: float,
-                    predicted: Sequence[float], path: Path) -> Path:
-    """Measured exponent ratios (to non-private) against ε, with min{1, ε/ε*} and the Chernoff prediction."""
+def exponent_ratios(eps: Sequence[float], series: Mapping[str, Sequence[float]], eps_star: float, kappa: float,
+                    path: Path) -> Path:
+    """Measured exponent ratios (to non-private) against ε, inside the band stated before measuring."""
     fig, ax = plt.subplots(figsize=(6.2, 4.4))
     grid = np.geomspace(min(eps) / 1.5, max(eps) * 1.5, 200)
-    ax.plot(grid, np.minimum(1, grid / knee), color="grey", ls="--", label=f"min(1, eps/eps*), eps*={knee:.3g}")
-    ax.plot(eps, predicted, color="grey", ls=":", label="pure: Chernoff prediction")
+    low, high = np.minimum(1, grid / eps_star), np.minimum(1, kappa * grid / eps_star)
+    ax.fill_between(grid, low, high, color="grey", alpha=0.25,
+                    label=f"pure band min(1, eps/eps*)..min(1, {kappa:.2g}·eps/eps*), eps*={eps_star:.3g}")
     for label, ratios in series.items():
         ax.plot(eps, ratios, marker="o", label=label)
     ax.set_xscale("log")

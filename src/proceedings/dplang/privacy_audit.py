@@ -21,23 +21,39 @@ from proceedings.dplang.exact import compositions
 from proceedings.dplang.families import Instance
 from proceedings.dplang.languages import AtomUnion, Progression, cantor_pair
 from proceedings.dplang.learner import Learner
-from proceedings.dplang.mechanisms import ExponentialMechanism, ProposeTestRelease, first_argmax
+from proceedings.dplang.mechanisms import ExponentialMechanism, ProposeTestRelease, TruncatedLaplace, first_argmax
 from proceedings.dplang.scores import CellCounts
 
 TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
-class LeakyExponential(ExponentialMechanism):
-    """BROKEN on purpose: exp(ε·score) ignores the score's sensitivity (loss up to 2εΔ)."""
+class OverspentExponential(ExponentialMechanism):
+    """BROKEN on purpose: the exponential mechanism run at factor·ε (the audit still asks for ε)."""
 
-    name: str = "leaky-pure"
+    factor: float = 2.0
+    name: str = "pure-overspent"
 
     def scale(self, sensitivity: float) -> float:
-        return self.eps
+        return self.factor * self.eps / (2.0 * sensitivity)
 
     def guarantee(self, sensitivity):
-        return "NOT private (deliberately broken exponential mechanism, for audits)"
+        return f"NOT {self.eps:g}-DP (exponential mechanism at {self.factor:g}·eps, for audits)"
+
+
+@dataclass(frozen=True)
+class OverspentTest(ProposeTestRelease):
+    """BROKEN on purpose: propose-test-release with the noise and threshold of factor·ε."""
+
+    factor: float = 2.0
+    name: str = "approx-overspent"
+
+    @property
+    def noise(self) -> TruncatedLaplace:
+        return TruncatedLaplace(self.factor * self.eps, self.delta)
+
+    def guarantee(self, sensitivity):
+        return f"NOT ({self.eps:g}, {self.delta:g})-DP (test noise of {self.factor:g}·eps, for audits)"
 
 
 @dataclass(frozen=True)
@@ -72,12 +88,15 @@ class AuditResult:
     max_privacy_loss: float  # max over neighbours and outputs of log P(o|S) - log P(o|S')
     max_hockey_stick: float  # max over neighbours of Σ_o max(0, P(o|S) - e^ε P(o|S'))
     worst_pair: tuple[list[int], list[int]]  # cell counts of the most violating neighbours
+    score_range: float  # max over neighbours of max_i Δv_i - min_j Δv_j (Δv: the change of the scores)
+    range_loss: float  # exponential mechanisms: scale × score_range, the loss's supremum over score spreads
     passed: bool
 
     def summary(self) -> dict:
         return {"mechanism": self.mechanism, "n": self.n, "eps": self.eps, "delta": self.delta,
                 "datasets": self.datasets, "pairs": self.pairs, "max_privacy_loss": self.max_privacy_loss,
-                "max_hockey_stick": self.max_hockey_stick, "passed": self.passed}
+                "max_hockey_stick": self.max_hockey_stick, "score_range": self.score_range,
+                "range_loss": self.range_loss, "passed": self.passed}
 
 
 def probe_elements(languages) -> list:
@@ -126,17 +145,52 @@ def privacy_losses(log_p: np.ndarray, log_q: np.ndarray, eps: float) -> tuple[np
 
 
 def audit(instance: Instance, learner: Learner, n: int, eps: float, delta: float = 0.0) -> AuditResult:
-    """Exhaustive audit over all datasets of size n (cell counts) and all single replacements."""
+    """Exhaustive audit over all datasets of size n (cell counts) and all single replacements.
+
+    An exponential mechanism's loss on a pair is at most scale·(max_i Δv_i - min_j Δv_j), reached when
+    the candidate with the smallest change dominates: small n keeps score spreads (and so the loss)
+    small, so pure mechanisms must also keep scale × the largest realised score range within ε.
+    """
     plan = learner.plan(instance.collection, n)
     patterns = universe_cells(instance, learner, n)
     counts = compositions(n, len(patterns))
-    log_probs = learner.log_output_probs(plan, CellCounts(patterns, counts, n))
+    cells = CellCounts(patterns, counts, n)
+    log_probs = learner.log_output_probs(plan, cells)
     first, second = neighbour_pairs(counts)
     loss, hockey = privacy_losses(log_probs[first], log_probs[second], eps)
+    scores = np.asarray(plan.scores(cells), dtype=float)
+    change = scores[second] - scores[first]
+    score_range = float((change.max(axis=-1) - change.min(axis=-1)).max())
+    selector = learner.selector
+    range_loss = selector.scale(plan.sensitivity) * score_range if isinstance(selector, ExponentialMechanism) else 0.0
     violation = hockey if delta > 0 else loss
     worst = int(np.argmax(violation))
     passed = (bool(hockey.max() <= delta * (1 + TOLERANCE) + 1e-15) if delta > 0
-              else bool(loss.max() <= eps * (1 + TOLERANCE) + 1e-12))
+              else bool(max(loss.max(), range_loss) <= eps * (1 + TOLERANCE) + 1e-12))
     return AuditResult(learner.selector.name + "-" + learner.task[:3], n, eps, delta, len(counts), len(first),
                        float(loss.max()), float(hockey.max()),
-                       (counts[first[worst]].tolist(), counts[second[worst]].tolist()), passed)
+                       (counts[first[worst]].tolist(), counts[second[worst]].tolist()), score_range, range_loss,
+                       passed)
+
+
+def stability_level_audit(selector: ProposeTestRelease, eps: float, delta: float) -> dict:
+    """The (ε, δ) bound checked exactly on the test's law at every stability level q = 0..⌈2A⌉+2.
+
+    Neighbouring datasets have stabilities q, q' with |q - q'| <= 1 and the same argmax, or both
+    q = q' = 0 (propose-test-release's structure; the dataset audits check it). A dataset reaches
+    q only at n >= 2Δ(q + 1), beyond exhaustive enumeration for q > A when A ~ ln(1/δ)/ε is large,
+    so the release branch (released with probability >= 1/2 once q >= A) is audited here on the
+    selector's own closed-form law, for the A of the (ε, δ) being audited.
+    """
+    bound = TruncatedLaplace(eps, delta).bound
+    levels = np.arange(0, math.ceil(2 * bound) + 3)
+    scores = np.stack([2.0 * (levels + 1), np.zeros(len(levels))], axis=-1)  # gap 2(q+1), sensitivity 1
+    log_p = selector.log_probs(scores, 1.0)  # (levels, 3): the winner, the other, ⊥
+    flipped = selector.log_probs(np.array([[0.0, 2.0]]), 1.0)  # the winner changes only where q = 0
+    first = np.concatenate([log_p[:-1], log_p[1:], log_p[:1]])
+    second = np.concatenate([log_p[1:], log_p[:-1], flipped])
+    loss, hockey = privacy_losses(first, second, eps)
+    worst = float(hockey.max())
+    return {"mechanism": selector.name, "eps": eps, "delta": delta, "levels": len(levels), "bound_A": bound,
+            "max_release_probability": float(np.exp(log_p[:, 0]).max()), "max_hockey_stick": worst,
+            "passed": bool(worst <= delta * (1 + TOLERANCE) + 1e-15)}

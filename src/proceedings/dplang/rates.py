@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from proceedings.core.errors import ProceedingsError
 
@@ -86,12 +85,25 @@ def chernoff_exponent(p_plus: float, p_minus: float, t_max: float = math.inf) ->
     return -math.log(1 - p_plus - p_minus + p_plus * math.exp(-t) + p_minus * math.exp(t))
 
 
-def fit_knee(eps: Sequence[float], ratios: Sequence[float]) -> float:
-    """ε* minimising Σ (ratio - min{1, ε/ε*})² on a log scale of ε*."""
-    eps, ratios = np.asarray(eps, float), np.asarray(ratios, float)
+@dataclass(frozen=True)
+class PureBand:
+    """The pure-DP prediction stated before measuring: min{1, ε/ε*} ≤ ratio ≤ min{1, κ·ε/ε*}.
 
-    def loss(log_knee: float) -> float:
-        return float(((ratios - np.minimum(1.0, eps / math.exp(log_knee))) ** 2).sum())
+    The exponential mechanism at scale ε/(2Δ) tilts the walk W that decides the non-private rule by
+    t = ε/(2Δ); its exponent f(t) = -ln E[e^{-tX}] is concave with f(t*) = I (the non-private
+    exponent, t* = ½·ln(p_+/p_-)) and f'(0) = p_+ - p_-. Concavity puts f(t)/I above the chord t/t*,
+    the tangent at 0 puts it below κ·t/t* with κ = (p_+ - p_-)·t*/I: the paper's min{1, ε} factor
+    with both constants computed from the sensitivity and the non-private law, nothing fitted.
+    """
 
-    result = minimize_scalar(loss, bounds=(math.log(1e-3), math.log(1e3)), method="bounded")
-    return math.exp(result.x)
+    eps_star: float  # 2Δ·t* = Δ·ln(p_+/p_-): the ε where the pure exponent reaches the non-private one
+    kappa: float  # slope constant of the upper envelope
+
+    @classmethod
+    def of_walk(cls, p_plus: float, p_minus: float, sensitivity: float) -> "PureBand":
+        t_star = 0.5 * math.log(p_plus / p_minus)
+        kappa = (p_plus - p_minus) * t_star / chernoff_exponent(p_plus, p_minus)
+        return cls(2 * sensitivity * t_star, kappa)
+
+    def bounds(self, eps: float) -> tuple[float, float]:
+        return min(1.0, eps / self.eps_star), min(1.0, self.kappa * eps / self.eps_star)
