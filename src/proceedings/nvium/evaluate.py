@@ -58,3 +58,14 @@ def evaluate(model: NviumForCausalLM, corpus: Corpus, seq_len: int, max_tokens: 
         mean_depth=depth / tokens,
         exit_bpb=(exit_nll / tokens * bits_per_token).tolist(),
     )
+
+
+def unigram_bpb(corpus: Corpus) -> float:
+    """Bits per byte of the held-out works under the training split's token frequencies (add-one):
+    the model that knows no context, which every trained model must beat (the verdict's first gate)."""
+    import numpy as np
+
+    counts = np.bincount(np.asarray(corpus.train), minlength=corpus.meta.vocab_size) + 1.0
+    log2_p = np.log2(counts / counts.sum())
+    bits = -log2_p[np.asarray(corpus.val)[1:]].mean()  # the first token is never predicted
+    return float(bits / corpus.val_bytes_per_token())

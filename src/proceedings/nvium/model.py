@@ -117,9 +117,17 @@ class Rotary(nn.Module):
         rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
         return x * cos + rotated * sin
 
+    def at(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        """Rotate x (batch, heads, T, head_dim) with each row's own positions (batch, T)."""
+        positions = positions.clamp(max=self.cos.shape[0] - 1).to(x.device)  # padding may run past the table
+        cos, sin = self.cos[positions][:, None].to(x.dtype), self.sin[positions][:, None].to(x.dtype)
+        half = x.shape[-1] // 2
+        rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+        return x * cos + rotated * sin
+
 
 class KVCache:
-    """One layer's keys and values for positions [0, length), preallocated for one sequence."""
+    """One layer's keys and values for positions [0, length), preallocated for one sequence (static)."""
 
     def __init__(self, config: NviumConfig, max_len: int, device, dtype) -> None:
         shape = (1, config.n_kv_head, max_len, config.head_dim)
@@ -137,6 +145,64 @@ class KVCache:
         self.length = end
         return self.k[:, :, :end], self.v[:, :, :end]
 
+    def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rotary: "Rotary") -> torch.Tensor:
+        """A chunk of T new positions (rotated from `length` on) attending to the cache and causally to itself."""
+        start, T = self.length, q.shape[-2]
+        k, v = self.append(rotary(k, start), v)
+        mask = None if T == 1 else torch.ones(T, start + T, dtype=torch.bool, device=q.device).tril(start)
+        return F.scaled_dot_product_attention(rotary(q, start), k, v, attn_mask=mask, enable_gqa=True)
+
+
+class DynamicKVCache(KVCache):
+    """The same cache grown by concatenation at every call (Hugging Face's DynamicCache does this):
+    the reference the static, preallocated cache is tested against, token for token."""
+
+    def __init__(self, config: NviumConfig, max_len: int, device, dtype) -> None:
+        shape = (1, config.n_kv_head, 0, config.head_dim)
+        self.k = torch.zeros(shape, device=device, dtype=dtype)
+        self.v = torch.zeros(shape, device=device, dtype=dtype)
+        self.length = 0
+
+    def append(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        self.k, self.v = torch.cat((self.k, k), dim=-2), torch.cat((self.v, v), dim=-2)
+        self.length = self.k.shape[-2]
+        return self.k, self.v
+
+
+class RaggedKVCache:
+    """One layer's static cache for a batch of sequences whose lengths differ (batched deferral).
+
+    Before a layer call, `select(rows, counts)` names the sequences the call serves and how many of
+    the chunk's T positions are real for each; shorter chunks are padded. Padding is written past a
+    sequence's length, where no real query can see it and the next real position overwrites it.
+    """
+
+    def __init__(self, config: NviumConfig, batch: int, max_len: int, device, dtype, slack: int = 0) -> None:
+        shape = (batch, config.n_kv_head, max_len + slack, config.head_dim)  # slack: room for padding
+        self.k = torch.zeros(shape, device=device, dtype=dtype)
+        self.v = torch.zeros(shape, device=device, dtype=dtype)
+        self.lengths = torch.zeros(batch, dtype=torch.long)  # on the CPU: bookkeeping, not compute
+        self.rows, self.counts = torch.arange(batch), torch.zeros(batch, dtype=torch.long)
+
+    def select(self, rows: torch.Tensor, counts: torch.Tensor) -> None:
+        self.rows, self.counts = rows, counts
+
+    def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rotary: "Rotary") -> torch.Tensor:
+        """q, k, v (rows, heads, T, head_dim): row b's real positions start at its own length."""
+        T, device = q.shape[-2], q.device
+        starts = self.lengths[self.rows]
+        positions = starts[:, None] + torch.arange(T)  # (rows, T)
+        rows = self.rows.to(device)
+        slots = positions.to(device)
+        self.k[rows[:, None], :, slots] = rotary.at(k, positions).transpose(1, 2)  # (rows, T, heads, hd)
+        self.v[rows[:, None], :, slots] = v.transpose(1, 2)
+        keys = int((starts + self.counts).max())
+        mask = torch.arange(keys)[None, None, :] <= positions[:, :, None]  # (rows, T, keys): causal per row
+        y = F.scaled_dot_product_attention(rotary.at(q, positions), self.k[rows, :, :keys], self.v[rows, :, :keys],
+                                           attn_mask=mask[:, None].to(device), enable_gqa=True)
+        self.lengths[self.rows] += self.counts
+        return y
+
 
 class Attention(nn.Module):
     def __init__(self, config: NviumConfig) -> None:
@@ -147,20 +213,16 @@ class Attention(nn.Module):
         self.out = nn.Linear(q_dim, config.d_model, bias=False)
         self.split = (q_dim, kv_dim, kv_dim)
 
-    def forward(self, x: torch.Tensor, rotary: Rotary, cache: KVCache | None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, rotary: Rotary, cache: "KVCache | RaggedKVCache | None") -> torch.Tensor:
         B, T, _ = x.shape
         q, k, v = self.qkv(x).split(self.split, dim=-1)
         q = q.view(B, T, self.n_head, self.head_dim).transpose(1, 2)  # (B, heads, T, head_dim)
         k = k.view(B, T, self.n_kv_head, self.head_dim).transpose(1, 2)
         v = v.view(B, T, self.n_kv_head, self.head_dim).transpose(1, 2)
-        start = 0 if cache is None else cache.length
-        q, k = rotary(q, start), rotary(k, start)
         if cache is None:  # training and full forward: the whole sequence at once
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
-        else:  # a chunk of T new positions attending to the cache and causally to itself
-            k, v = cache.append(k, v)
-            mask = None if T == 1 else torch.ones(T, start + T, dtype=torch.bool, device=x.device).tril(start)
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
+            y = F.scaled_dot_product_attention(rotary(q, 0), rotary(k, 0), v, is_causal=True, enable_gqa=True)
+        else:  # decoding: new positions attending to the cache and causally to each other
+            y = cache.attend(q, k, v, rotary)
         return self.out(y.transpose(1, 2).reshape(B, T, -1))
 
 
@@ -185,7 +247,7 @@ class Block(nn.Module):
         self.mlp_norm = RMSNorm(config.d_model, config.norm_eps)
         self.mlp = SwiGLU(config)
 
-    def forward(self, x: torch.Tensor, rotary: Rotary, cache: KVCache | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, rotary: Rotary, cache: "KVCache | RaggedKVCache | None" = None) -> torch.Tensor:
         x = x + self.attn(self.attn_norm(x), rotary, cache)
         return x + self.mlp(self.mlp_norm(x))
 

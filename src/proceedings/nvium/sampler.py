@@ -41,8 +41,12 @@ class RandomDraws:
         self.n_exits = n_exits
         self.generator = torch.Generator().manual_seed(seed)  # on the CPU: the same draws whatever the device
 
+    def uniforms(self) -> torch.Tensor:
+        """The next token's N uniforms (float64, on the CPU): one per gate, then the token's."""
+        return torch.rand(self.n_exits, generator=self.generator, dtype=torch.float64, device="cpu")
+
     def next(self) -> tuple[list[float], float]:
-        u = torch.rand(self.n_exits, generator=self.generator, dtype=torch.float64, device="cpu").tolist()
+        u = self.uniforms().tolist()
         return u[:-1], u[-1]
 
 
@@ -51,13 +55,17 @@ def halts(gate_logit: torch.Tensor, u: float) -> bool:
     return u < torch.sigmoid(gate_logit.double()).item()
 
 
+def sample_tokens(logits: torch.Tensor, temperature: float, u: torch.Tensor) -> torch.Tensor:
+    """Inverse-CDF samples of softmax(logits / T), one per row: logits (rows, vocab), u (rows,) -> (rows,)."""
+    probs = torch.softmax(logits.double() / temperature, dim=-1)
+    cdf = probs.cumsum(-1)
+    target = u.to(device=cdf.device, dtype=torch.float64)[:, None] * cdf[:, -1:]
+    return torch.searchsorted(cdf, target).squeeze(-1).clamp(max=probs.shape[-1] - 1)
+
+
 def sample_token(logits: torch.Tensor, temperature: float, u: float) -> int:
     """Inverse-CDF sample of softmax(logits / T) with the uniform u."""
-    probs = torch.softmax(logits.double().flatten() / temperature, dim=-1)
-    cdf = probs.cumsum(-1)
-    target = torch.tensor([u * cdf[-1].item()], dtype=torch.float64, device=cdf.device)
-    index = int(torch.searchsorted(cdf, target).item())
-    return min(index, probs.numel() - 1)
+    return int(sample_tokens(logits.reshape(1, -1), temperature, torch.tensor([u], dtype=torch.float64))[0])
 
 
 @dataclass
@@ -84,8 +92,8 @@ class Generation:
 class _CachedDecoder:
     """What both samplers share: one KV cache per layer, prompt prefill, and the timing loop."""
 
-    def __init__(self, model: NviumForCausalLM) -> None:
-        self.model = model.eval()
+    def __init__(self, model: NviumForCausalLM, cache_type: type[KVCache] = KVCache) -> None:
+        self.model, self.cache_type = model.eval(), cache_type
         param = next(model.parameters())
         self.device, self.dtype = param.device, param.dtype
         self.caches: list[KVCache] = []
@@ -96,7 +104,7 @@ class _CachedDecoder:
             raise ProceedingsError(
                 f"prompt + new tokens = {max_len} positions exceeds max_seq_len={self.model.config.max_seq_len}"
             )
-        self.caches = [KVCache(self.model.config, max_len, self.device, self.dtype) for _ in self.model.layers]
+        self.caches = [self.cache_type(self.model.config, max_len, self.device, self.dtype) for _ in self.model.layers]
         self.length = 0
         self.chunk_sizes = Counter()
 
@@ -167,8 +175,8 @@ class DeferredSampler(_CachedDecoder):
     the matched baseline's engine too.
     """
 
-    def __init__(self, model: NviumForCausalLM, max_pending: int = 16) -> None:
-        super().__init__(model)
+    def __init__(self, model: NviumForCausalLM, max_pending: int = 16, cache_type: type[KVCache] = KVCache) -> None:
+        super().__init__(model, cache_type)
         if max_pending < 1:
             raise ProceedingsError(f"max_pending must be >= 1, got {max_pending}")
         self.max_pending = max_pending
