@@ -62,10 +62,16 @@ def open_font(path: Path | str, lazy: bool = False):
         raise ProceedingsError(f"'{path}' is larger than {MAX_FONT_BYTES >> 20} MB; refusing to parse it")
     try:
         font = TTFont(path, lazy=lazy)
+        size = path.stat().st_size
+        short = [tag for tag, entry in font.reader.tables.items() if entry.offset + entry.length > size]
+        if short:
+            raise ProceedingsError(f"'{path}' is truncated: table(s) {', '.join(short)} run past the end of the file")
         font.getGlyphOrder()
         for tag in ("head", "maxp", "hmtx", "cmap"):
             if tag in font:
                 font[tag]  # decompile now, so a truncated table fails here, by name
+    except ProceedingsError:
+        raise
     except (TTLibError, AssertionError, EOFError, KeyError, ValueError, IndexError, TypeError) as err:
         raise ProceedingsError(f"'{path}' is not a readable font file ({type(err).__name__}: {err})") from None
     except Exception as err:  # struct.error and friends from a truncated table
