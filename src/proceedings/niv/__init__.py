@@ -1,0 +1,8 @@
+"""NIV: Neural Axis Variations: a static TrueType font -> a validated variable font (Benedek et al.).
+
+A transformer over a glyph's points predicts each point's total displacement at a requested axis
+location; a Property Embedding conditions it, with explicit terms for pairs of axes. Corner
+predictions are written as gvar tuples by inclusion–exclusion, with fvar, instances and STAT.
+
+Public names: `build_dataset` (data), `NIV` (model), `make_variable` and `validate` (conversion).
+"""

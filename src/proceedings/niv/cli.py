@@ -1,0 +1,98 @@
+"""`proceedings niv ...`: prepare data, train, evaluate, convert a static font, validate, render.
+
+fontTools, torch and the model are imported inside the commands, so mounting this app costs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from proceedings.core.errors import ProceedingsError
+
+app = typer.Typer(help="NIV: static TrueType font -> validated variable font by predicted point displacements.",
+                  no_args_is_help=True)
+console = Console()
+
+
+def load_predictor(model: Optional[str]):
+    """(predictor, fallback baseline) for `--model DIR|algorithmic`; default: the last `small` run's model."""
+    from proceedings.niv.baselines import AlgorithmicBaseline, fitted_baseline
+    from proceedings.niv.convert import AlgorithmicPredictor, ModelPredictor
+
+    if model == "algorithmic":
+        baseline = fitted_baseline()
+        return AlgorithmicPredictor(baseline), baseline
+    from proceedings.niv.model import default_model_dir
+
+    directory = Path(model) if model else default_model_dir()
+    if model is None and not (directory / "config.json").is_file():
+        raise ProceedingsError(f"no trained NIV model at '{directory}'; run `proceedings reproduce niv --scale small` "
+                               "or pass --model DIR|algorithmic")
+    from proceedings.niv.model import NIV
+
+    niv = NIV.from_pretrained(directory)
+    baseline_file = directory / "algorithmic.json"
+    baseline = AlgorithmicBaseline.load(baseline_file) if baseline_file.is_file() else fitted_baseline()
+    return ModelPredictor(niv), baseline
+
+
+@app.command("prepare-data")
+def prepare_data(
+    split: str = typer.Option("tiny", help="A committed family split: tiny, small, handwriting."),
+    charset: str = typer.Option("ascii", help="ascii, latin or all."),
+    max_points: int = typer.Option(504, help="Glyphs with more points are left out."),
+) -> None:
+    """Extract (and cache) the variation tuples of a split's families; prints counts per family."""
+    from proceedings.core.runtime import stopwatch
+    from proceedings.niv.data import build_dataset, split as family_split
+
+    families = family_split(split)
+    for part in ("train", "test"):
+        with stopwatch() as clock:
+            data = build_dataset(families[part], max_points, charset)
+        per_family = {f: sum(len(g.corners) for g in data.glyphs if g.family == f) for f in data.families()}
+        console.print(f"{part}: {data.tuples()} tuples from {len(data.glyphs)} glyphs in {clock.wall_s:.1f} s "
+                      f"({json.dumps(per_family)})")
+
+
+@app.command()
+def convert(
+    font: Path = typer.Argument(..., help="A static TrueType font (.ttf)."),
+    out: Path = typer.Argument(..., help="Where to write the variable font (never the input)."),
+    axes: str = typer.Option("wght,wdth", help="Axes, e.g. wght,wdth or wght=100:400:900,wdth=75:100:100."),
+    model: Optional[str] = typer.Option(None, help="A NIV model folder, or 'algorithmic'; default: the last small run's."),
+    max_points: int = typer.Option(504, help="Glyphs with more points stay static (with a warning)."),
+    waterfall: bool = typer.Option(True, help="Also write OUT.png, a waterfall of the converted font."),
+) -> None:
+    """Convert a static font to a variable font; OUT appears only if it passes `validate`."""
+    from proceedings.niv.convert import convert as run
+
+    predictor, fallback = load_predictor(model)
+    result = run(font, out, axes, predictor, fallback, max_points)
+    console.print(f"wrote {out}: {result.glyphs} glyphs varied, {len(result.over_limit)} static (over "
+                  f"{max_points} points), {len(result.fallback)} on the algorithmic fallback; "
+                  + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))
+    if waterfall:
+        from proceedings.niv.render import waterfall as draw
+
+        console.print(f"waterfall: {draw(out, out.with_suffix('.png'))}")
+
+
+@app.command()
+def validate(font: Path = typer.Argument(..., help="A variable font to check.")) -> None:
+    """OTS, reload, instancer, FreeType and HarfBuzz renders; exit 1 when a check fails."""
+    from proceedings.niv.validate import validate as run
+
+    if not font.is_file():
+        raise ProceedingsError(f"'{font}' does not exist")
+    report = run(font)
+    console.print(f"axes {report.axes}, {report.instances} named instances, STAT {'yes' if report.stat else 'no'}")
+    for name, ok in report.checks.items():
+        console.print(f"  {'ok  ' if ok else 'FAIL'} {name} {report.details.get(name, '')}")
+    if not report.ok:
+        raise typer.Exit(1)

@@ -1,0 +1,152 @@
+"""`convert`: one static TrueType font -> a validated variable font (spec §2.3, §7).
+
+Input checks first (not a font, CFF outlines, already variable, unknown axis, OUT = IN), then the
+predictor gives every simple glyph's total displacement at every corner of the requested axes,
+each deformed glyph is checked for contour flips and new self-intersections (such glyphs fall back
+to the algorithmic baseline, counted), the font is compiled to a temporary file, validated, and only
+then renamed to OUT. On any failure no OUT exists and the error names the failed check.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.niv.baselines import AlgorithmicBaseline
+from proceedings.niv.data import Glyph, point_features
+from proceedings.niv.export import corner_key, make_variable_font, parse_axes
+from proceedings.niv.fonts import open_font
+from proceedings.niv.outline_check import degenerate
+from proceedings.niv.validate import Report, validate
+from proceedings.niv.variations import AXES, axis_signs, corner_locations, glyph_outline, location_vector, unicode_map
+
+log = logging.getLogger(__name__)
+
+
+class Predictor(Protocol):
+    def predict(self, glyphs: list[Glyph], corners: np.ndarray) -> list[np.ndarray]:
+        """For each glyph, (C, P, 2) total displacements in em-normalised units (· 2/UPM)."""
+
+
+@dataclass
+class AlgorithmicPredictor:
+    """B1 as a predictor."""
+    baseline: AlgorithmicBaseline
+
+    def predict(self, glyphs: list[Glyph], corners: np.ndarray) -> list[np.ndarray]:
+        return [np.stack([self.baseline.predict(g.points, g.contour, c) for c in corners]) for g in glyphs]
+
+
+@dataclass
+class ModelPredictor:
+    """A trained NIV as a predictor."""
+    model: object  # proceedings.niv.model.NIV
+
+    def predict(self, glyphs: list[Glyph], corners: np.ndarray) -> list[np.ndarray]:
+        from proceedings.niv.train import predict
+
+        return predict(self.model, glyphs, corners)
+
+
+@dataclass
+class Conversion:
+    out: Path
+    glyphs: int = 0
+    over_limit: list[str] = field(default_factory=list)  # stayed static
+    fallback: list[str] = field(default_factory=list)  # degenerate prediction -> algorithmic baseline
+    seconds: dict[str, float] = field(default_factory=dict)  # predict / compile / validate
+    report: Report | None = None
+
+    @property
+    def fallback_share(self) -> float:
+        return len(self.fallback) / max(self.glyphs, 1)
+
+
+def check_input(in_path: Path, out_path: Path):
+    """The static TrueType font, or a one-line error saying what is wrong with it."""
+    if out_path.resolve() == in_path.resolve():
+        raise ProceedingsError(f"OUT equals IN ('{out_path}'); the input font is never overwritten, pass another path")
+    font = open_font(in_path)
+    if "CFF " in font or "CFF2" in font:
+        raise ProceedingsError(f"'{in_path}' has CFF outlines; NIV needs TrueType (glyf) outlines: re-run with "
+                               "--convert-quadratic")
+    if "fvar" in font or "gvar" in font:
+        raise ProceedingsError(f"'{in_path}' is already a variable font (it has fvar/gvar); pass a static font")
+    if "glyf" not in font:
+        raise ProceedingsError(f"'{in_path}' has no glyf table: not a TrueType-outline font")
+    return font
+
+
+def static_glyphs(font, max_points: int) -> tuple[list[Glyph], list[str]]:
+    """The font's simple glyphs as model inputs, and the names of those over the point limit."""
+    upm = font["head"].unitsPerEm
+    unicodes = unicode_map(font)
+    glyphs, over = [], []
+    glyf = font["glyf"]
+    for name in font.getGlyphOrder():
+        if glyf[name].isComposite() or glyf[name].numberOfContours <= 0:
+            continue
+        outline = glyph_outline(font, name, unicodes)
+        if outline.n_points > max_points:
+            over.append(name)
+            continue
+        glyphs.append(Glyph("", "", name, outline.unicode, upm,
+                            point_features(outline.points, outline.on_curve, outline.position_in_contour(), upm),
+                            (outline.points * 2.0 / upm).astype(np.float32), outline.contour,
+                            np.zeros((0, len(AXES)), np.float32), np.zeros((0, len(outline.points), 2), np.float32)))
+    return glyphs, over
+
+
+def convert(in_path: Path | str, out_path: Path | str, axes: str, predictor: Predictor,
+            fallback: AlgorithmicBaseline, max_points: int = 504) -> Conversion:
+    """Static TTF -> variable TTF at `out_path`, validated before it appears there."""
+    in_path, out_path = Path(in_path), Path(out_path)
+    font = check_input(in_path, out_path)
+    axis_ranges = parse_axes(axes, font)
+    corners = corner_locations(axis_signs(axis_ranges))
+    corner_vectors = np.stack([location_vector(c) for c in corners])
+    glyphs, over = static_glyphs(font, max_points)
+    for name in over:
+        log.warning("glyph '%s' has more than %d points: it stays static", name, max_points)
+    result = Conversion(out_path, glyphs=len(glyphs), over_limit=over)
+
+    start = time.perf_counter()
+    predicted = predictor.predict(glyphs, corner_vectors)
+    scale = font["head"].unitsPerEm / 2.0
+    displacements = {}
+    for glyph, pred in zip(glyphs, predicted):
+        if any(degenerate(glyph.points, glyph.points + p, glyph.features[:, 2], glyph.contour) for p in pred):
+            result.fallback.append(glyph.name)
+            pred = np.stack([fallback.predict(glyph.points, glyph.contour, c) for c in corner_vectors])
+        displacements[glyph.name] = {corner_key(c): pred[i] * scale for i, c in enumerate(corners)}
+    result.seconds["predict"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    make_variable_font(font, axis_ranges, displacements)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp_name = tempfile.mkstemp(suffix=".ttf", dir=out_path.parent, prefix=f".{out_path.stem}-")
+    os.close(handle)
+    tmp = Path(tmp_name)
+    try:
+        font.save(tmp)
+        result.seconds["compile"] = time.perf_counter() - start
+        start = time.perf_counter()
+        result.report = validate(tmp)
+        result.seconds["validate"] = time.perf_counter() - start
+        if not result.report.ok:
+            failed = result.report.failed()
+            raise ProceedingsError(f"the converted font failed validation ({', '.join(failed)}); no '{out_path}' "
+                                   "was written")
+        tmp.replace(out_path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    result.report.path = str(out_path)
+    return result

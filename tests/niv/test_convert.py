@@ -1,0 +1,63 @@
+"""`convert --model algorithmic` on a real static font, and the one-line refusals that leave no OUT."""
+
+import pytest
+from typer.testing import CliRunner
+
+
+def test_algorithmic_convert_passes_ots_and_hamburg_advance_grows_with_weight(open_sans_static, tmp_path):
+    from proceedings.niv.cli import app
+    from proceedings.niv.validate import hb_advance, ots_accepts
+
+    out = tmp_path / "OpenSans-VF.ttf"
+    result = CliRunner().invoke(app, ["convert", str(open_sans_static), str(out), "--model", "algorithmic",
+                                      "--axes", "wght=100:400:900,wdth=75:100:100"])
+    assert result.exit_code == 0, result.output
+    assert ots_accepts(out)[0]
+    advances = [hb_advance(out, {"wght": w, "wdth": 100}) for w in (100, 400, 900)]
+    assert advances[0] < advances[1] < advances[2], advances
+    assert out.with_suffix(".png").stat().st_size > 1000  # the waterfall
+
+
+def cff_font(path):
+    """A real (tiny) CFF-flavoured OpenType font, built with fontTools' FontBuilder."""
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.t2CharStringPen import T2CharStringPen
+
+    fb = FontBuilder(1000, isTTF=False)
+    fb.setupGlyphOrder([".notdef", "H"])
+    fb.setupCharacterMap({ord("H"): "H"})
+    pen = T2CharStringPen(600, None)
+    pen.moveTo((100, 0)), pen.lineTo((100, 700)), pen.lineTo((500, 700)), pen.lineTo((500, 0)), pen.closePath()
+    charstrings = {".notdef": T2CharStringPen(600, None).getCharString(), "H": pen.getCharString()}
+    fb.setupCFF("Test", {"FullName": "Test"}, charstrings, {})
+    fb.setupHorizontalMetrics({".notdef": (600, 0), "H": (600, 100)})
+    fb.setupHorizontalHeader(ascent=800, descent=-200)
+    fb.setupNameTable({"familyName": "Test", "styleName": "Regular"})
+    fb.setupOS2()
+    fb.setupPost()
+    fb.save(path)
+    return path
+
+
+@pytest.mark.parametrize("kind,message", [("cff", "--convert-quadratic"), ("variable", "already a variable font"),
+                                          ("truncated", "truncated"), ("same", "OUT equals IN")])
+def test_bad_inputs_give_one_line_errors_and_no_out_file(kind, message, open_sans_ascii, open_sans_static, tmp_path):
+    from proceedings.niv.cli import app
+
+    source = {"cff": lambda: cff_font(tmp_path / "t.otf"), "variable": lambda: open_sans_ascii,
+              "truncated": lambda: _truncated(open_sans_static, tmp_path / "cut.ttf"),
+              "same": lambda: _truncated(open_sans_static, tmp_path / "same.ttf", keep=1.0)}[kind]()
+    out = source if kind == "same" else tmp_path / "out.ttf"
+    result = CliRunner().invoke(app, ["convert", str(source), str(out), "--model", "algorithmic"])
+    assert result.exit_code != 0
+    assert message in str(result.exception)
+    assert "\n" not in str(result.exception)
+    if kind != "same":
+        assert not out.exists()
+    assert not list(tmp_path.glob(".out-*"))
+
+
+def _truncated(source, path, keep=0.4):
+    data = source.read_bytes()
+    path.write_bytes(data[: int(len(data) * keep)])
+    return path
