@@ -50,7 +50,7 @@ def test_eval_with_original_differs_from_self_reference_on_an_edited_model(tiny_
         edited.model.norm.weight.mul_(-1.0)
     edited.save_pretrained(tmp_path / "edited")
     tok.save_pretrained(tmp_path / "edited")
-    data = save_counterfact(invented[0][:4], tmp_path / "cf.json")
+    data = save_counterfact(invented[0][:3], tmp_path / "cf.json")
     found = {}
     for name, extra in (("self", []), ("original", ["--original", "tiny"])):
         shown = _cli("eval", data, "--model", tmp_path / "edited", *extra)
