@@ -67,8 +67,8 @@ CONFIGS = {
     # run to convergence (per-request stop at NLL 0.05, cap 25 steps), MEMIT and AlphaEdit each with and
     # without NAS. Lambda = 1500 and one edit per batch are the loop-gain sweep's choice (README): the only
     # swept setting whose base-editor loop gain exceeds 0.5 (batches of 5: 0.46; lambda 15000: 0.35;
-    # layer 5 alone: 0.20). Sized for ~10 min on one core: 24 edits per arm.
-    "small": NASExperiment(model="smollm2-135m", n_edits=24, batch_size=1, eval_every=12,
+    # layer 5 alone: 0.20). Sized for ~10 min on one core: 16 edits per arm, evaluated at the end.
+    "small": NASExperiment(model="smollm2-135m", n_edits=16, batch_size=1, eval_every=16,
                            mom2_update_weight=1500.0, v_num_grad_steps=25, nas_n_ref=32, stats_tokens=30_000,
                            ppl_tokens=1024, methods=("memit", "alphaedit"),
                            edit_overrides=dict(layers=(3, 4, 5, 6, 7), v_lr=0.5, context_prefixes=("The",),
