@@ -25,9 +25,10 @@ def _greedy(model, tok, prompt, n=2):
 def test_single_memit_nas_edit_flips_france_and_keeps_germany(smollm2, tmp_path):
     model, tok = copy.deepcopy(smollm2[0]), smollm2[1]
     assert _greedy(model, tok, "The capital of France is").startswith(" Paris")
-    # the small scale's edit (one layer, its value solve) on a C_0 and a rho just big enough to be cheap
+    # the small scale's value solve on a C_0 and a rho just big enough to be cheap
+    overrides = {**CONFIGS["small"].edit_overrides, "layers": (5,)}  # one of its layers: a third of the cost
     hp = EditHparams.for_model(model, method="memit", nas=True, stats_tokens=2_000, nas_n_ref=2, v_num_grad_steps=10,
-                               **CONFIGS["small"].edit_overrides)
+                               **overrides)
     editor = Editor(model, tok, hp, cache_dir=tmp_path).prepare(table_requests(2, seed=1))
     record = editor.edit([EditRequest("The capital of {} is", "France", " Lyon", " Paris")])
     assert record.status == "ok" and record.skipped == 0

@@ -15,6 +15,7 @@ from pathlib import Path
 from proceedings.core.runtime import stopwatch
 from proceedings.nas.editing import Editor
 from proceedings.nas.hparams import EditHparams
+from proceedings.nas.loop_gain import probe_loop_gain, probe_requests
 from proceedings.nas.norm_anchor import anchor
 
 
@@ -34,22 +35,30 @@ def run_benchmark(model, tok, n_edits: int = 3, stats_tokens: int = 5_000, n_ref
     with tempfile.TemporaryDirectory() as cache:
         for method in ("memit", "alphaedit", "rome"):
             for nas in (False, True):
+                overrides = {k: v for k, v in cfg.edit_overrides.items() if method != "rome" or k != "layers"}
                 hp = EditHparams.for_model(model, method=method, nas=nas, stats_tokens=stats_tokens, nas_n_ref=n_ref,
-                                           v_num_grad_steps=cfg.v_num_grad_steps, **cfg.edit_overrides)
+                                           v_num_grad_steps=cfg.v_num_grad_steps, **overrides)
                 editor = Editor(copy.deepcopy(model), tok, hp, cache_dir=Path(cache))
                 with stopwatch() as prep:
                     editor.prepare(reference)
                 with stopwatch() as took:
-                    for request in requests[:n_edits]:
-                        editor.edit([request])
+                    steps = [editor.edit([request]).solve_steps for request in requests[:n_edits]]
                 rows.append({"editor": f"{method}{'+NAS' if nas else ''}", "s_per_edit": took.wall_s / n_edits,
-                             "cpu_s_per_edit": took.cpu_s / n_edits, "prepare_s": prep.wall_s})
-    rows.append({"editor": "NAS rescale alone", "s_per_edit": _anchor_seconds(model.config.hidden_size),
-                 "cpu_s_per_edit": float("nan"), "prepare_s": float("nan")})
+                             "cpu_s_per_edit": took.cpu_s / n_edits, "solve_steps": sum(steps) / len(steps),
+                             "prepare_s": prep.wall_s})
+                if method == "memit":  # one loop-gain probe (4 scales of one request) per arm
+                    probe = probe_loop_gain(editor, probe_requests(scale, 1))
+                    rows.append({"editor": f"loop-gain probe, {method}{'+NAS' if nas else ''}",
+                                 "s_per_edit": float("nan"), "cpu_s_per_edit": float("nan"),
+                                 "solve_steps": sum(probe.solve_steps) / len(probe.solve_steps),
+                                 "prepare_s": probe.seconds})
+    nothing = {"cpu_s_per_edit": float("nan"), "solve_steps": float("nan")}
+    rows.append({"editor": "NAS rescale alone", "s_per_edit": _anchor_seconds(model.config.hidden_size), **nothing,
+                 "prepare_s": float("nan")})
     stats_hp = EditHparams.for_model(model, stats_tokens=stats_tokens)
-    rows.append({"editor": f"C_0 ({stats_tokens} tokens, {len(stats_hp.layers)} layers)",
-                 "s_per_edit": float("nan"), "cpu_s_per_edit": float("nan"), "prepare_s": _stats_seconds(model, tok, stats_hp)})
-    rows.append({"editor": "peak RSS (GiB)", "s_per_edit": float("nan"), "cpu_s_per_edit": float("nan"),
+    rows.append({"editor": f"C_0 ({stats_tokens} tokens, {len(stats_hp.layers)} layers)", "s_per_edit": float("nan"),
+                 **nothing, "prepare_s": _stats_seconds(model, tok, stats_hp)})
+    rows.append({"editor": "peak RSS (GiB)", "s_per_edit": float("nan"), **nothing,
                  "prepare_s": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20})
     return rows
 

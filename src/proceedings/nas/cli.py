@@ -25,6 +25,9 @@ LAMBDA = typer.Option(None, "--lambda", help="mom2_update_weight (paper 15000)."
 MODULE_TMP = typer.Option(None, "--rewrite-module-tmp", help="e.g. 'model.layers.{}.mlp.down_proj'.")
 CORPUS = typer.Option(None, "--corpus", help="Text file for C_0 (default: the built-in offline corpus).")
 DEVICE = typer.Option("auto", "--device", help="auto | cpu | cuda | cuda:N.")
+RHO = typer.Option("auto", "--rho", help="NAS reference norm: a number > 0, or 'auto' (measured and cached).")
+PRESET = typer.Option(None, "--preset", help="tiny | small | long | paper: the experiment's edit layers, lambda, "
+                      "value solve, batch size and evaluation interval.")
 
 
 def _model(spec: str, device: str):
@@ -55,6 +58,18 @@ def _hparams(model, method: str, nas: bool, layers: Optional[str], lam: Optional
     if lam is not None:
         overrides["mom2_update_weight"] = lam
     return EditHparams.for_model(model, **{k: v for k, v in overrides.items() if v is not None})
+
+
+def _rho(value: str) -> Optional[float]:
+    """--rho: None for 'auto', else the number (checked > 0 by EditHparams)."""
+    from proceedings.core.errors import ProceedingsError
+
+    if value == "auto":
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise ProceedingsError(f"--rho '{value}' is neither a number nor 'auto'") from None
 
 
 @app.command("prepare-stats")
@@ -94,35 +109,52 @@ def reference_norm_cmd(model: str = MODEL, method: str = METHOD, layers: Optiona
 
 
 @app.command()
-def edit(prompt: str = typer.Option(..., help="Prompt with '{}' for the subject."),
-         subject: str = typer.Option(...), target_new: str = typer.Option(..., "--target-new"),
+def edit(prompt: Optional[str] = typer.Option(None, help="Prompt with '{}' for the subject."),
+         subject: Optional[str] = typer.Option(None), target_new: Optional[str] = typer.Option(None, "--target-new"),
          target_true: Optional[str] = typer.Option(None, "--target-true"),
+         requests_file: Optional[Path] = typer.Option(None, "--requests", help="CounterFact-format JSON: edit its "
+                                                      "requests as one batch instead of the flags' single request."),
          model: str = MODEL, method: str = METHOD, nas: bool = NAS, layers: Optional[str] = LAYERS,
-         lam: Optional[float] = LAMBDA, module_tmp: Optional[str] = MODULE_TMP, device: str = DEVICE,
+         lam: Optional[float] = LAMBDA, rho: str = RHO, module_tmp: Optional[str] = MODULE_TMP,
+         corpus: Optional[Path] = CORPUS, device: str = DEVICE,
          check: list[str] = typer.Option([], "--check", help="Filled prompts to complete after the edit."),
          save: Optional[Path] = typer.Option(None, "--save", help="Write the edited model here (save_pretrained).")) -> None:
-    """Apply one edit and show greedy completions before and after."""
+    """Apply one edit (or a file's requests, as one batch) and show greedy completions before and after.
+
+    C_0 and rho come from the cache when `prepare-stats` / `reference-norm` (or a stream) made them
+    with the same model and settings."""
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.nas.datasets import load_requests
     from proceedings.nas.editing import Editor
     from proceedings.nas.requests import EditRequest
 
-    request = EditRequest(prompt, subject, target_new, target_true, case_id="cli")  # checks before loading
+    if requests_file is not None:
+        requests = load_requests(requests_file)
+    elif prompt is None or subject is None or target_new is None:
+        raise ProceedingsError("edit needs --prompt, --subject and --target-new, or --requests FILE")
+    else:  # checked before the model loads
+        requests = [EditRequest(prompt, subject, target_new, target_true, case_id="cli")]
     lm, tok = _model(model, device)
-    hp = _hparams(lm, method, nas, layers, lam, module_tmp)
-    prompts = [request.text, *check]
+    hp = _hparams(lm, method, nas, layers, lam, module_tmp, nas_rho=_rho(rho))
+    prompts = [r.text for r in requests] + list(check)
     before = _complete(lm, tok, prompts)
-    record = Editor(lm, tok, hp).prepare().edit([request])
+    record = Editor(lm, tok, hp, corpus=corpus).prepare().edit(requests)
     after = _complete(lm, tok, prompts)
     table = Table(title=f"{method}{'+NAS' if nas else ''}: {record.status}, ||v*|| {record.v_star_norm:.4g}"
-                        f" (raw {record.v_star_raw_norm:.4g}, rho {record.rho})")
+                        f" (raw {record.v_star_raw_norm:.4g}, rho {record.rho}), {record.solve_steps:.3g} solve steps")
     for column in ("prompt", "before", "after"):
         table.add_column(column)
     for prompt_text, old, new in zip(prompts, before, after):
         table.add_row(prompt_text, repr(old), repr(new))
     console.print(table)
     if save:
-        lm.save_pretrained(save)
-        tok.save_pretrained(save)
-        console.print(f"edited model written to {save}")
+        _save_model(lm, tok, save)
+
+
+def _save_model(lm, tok, folder: Path) -> None:
+    lm.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    console.print(f"edited model written to {folder}")
 
 
 def _complete(lm, tok, prompts: list[str], n: int = 4) -> list[str]:
@@ -154,6 +186,8 @@ def stream(run_dir: Path = typer.Argument(..., help="Run directory (created, or 
            max_minutes: Optional[float] = typer.Option(None, "--max-minutes"),
            on_error: str = typer.Option("continue", "--on-error", help="continue | stop after a failed batch."),
            resume: bool = typer.Option(False, "--resume", help="Continue the run in RUN_DIR exactly, with its settings."),
+           rho: str = RHO, save: Optional[Path] = typer.Option(None, "--save", help="Write the edited model here "
+                                                              "when the stream ends (save_pretrained)."),
            seed: int = typer.Option(0, "--seed"), device: str = DEVICE) -> None:
     """Sequential editing over a stream, with norms per batch, evaluations and checkpoints."""
     from dataclasses import replace
@@ -165,14 +199,18 @@ def stream(run_dir: Path = typer.Argument(..., help="Run directory (created, or 
 
     if on_error not in ("continue", "stop"):
         raise ProceedingsError(f"--on-error '{on_error}': choose continue or stop")
+    _preset(preset), _rho(rho)  # bad input fails before the model loads
     lm, tok = _model(model, device)
     if resume:  # the run's own settings, whatever the flags say
         params = _run_params(run_dir)
         hp, requests = EditHparams(**params["hparams"]), load_requests(run_dir / "requests.json")
         cfg = replace(StreamConfig(**params["stream"]), max_minutes=max_minutes, stop_after_batches=None)
+        recorded = params.get("corpus", {}).get("path", "built-in")
+        corpus = corpus or (None if recorded == "built-in" else Path(recorded))  # the run's own, unless given
     else:
         found = _preset(preset)
-        hp = _hparams(lm, method, nas, layers, lam, module_tmp, preset=found.edit_fields() if found else None)
+        hp = _hparams(lm, method, nas, layers, lam, module_tmp, preset=found.edit_fields() if found else None,
+                      nas_rho=_rho(rho))
         requests = load_requests(data) if data else _known_or_invented(lm, tok, model, n, seed, top_k)
         defaults = found.stream_config() if found else StreamConfig()
         cfg = replace(defaults, batch_size=batch_size or defaults.batch_size,
@@ -185,6 +223,8 @@ def stream(run_dir: Path = typer.Argument(..., help="Run directory (created, or 
         return
     _print_evals(summary["evals"])
     console.print(f"run written to {run_dir}")
+    if save:
+        _save_model(lm, tok, save)
 
 
 def _preset(name: Optional[str]):
@@ -230,8 +270,12 @@ def _print_evals(evals: list[dict]) -> None:
 
 @app.command("eval")
 def evaluate(data: Path = typer.Argument(..., help="CounterFact/ZsRE JSON, or a run directory."),
-             model: str = MODEL, device: str = DEVICE) -> None:
-    """CounterFact/ZsRE metrics of a model on a data set (neighbourhood answers from the same model)."""
+             model: str = MODEL,
+             original: Optional[str] = typer.Option(None, "--original", help="The unedited model: neighbourhood "
+                                                    "reference answers come from it (default: MODEL itself, "
+                                                    "right only for an unedited MODEL)."),
+             device: str = DEVICE) -> None:
+    """CounterFact/ZsRE metrics of MODEL on a data set; specificity against ORIGINAL's answers."""
     from proceedings.nas.corpus import heldout_text
     from proceedings.nas.datasets import load_requests
     from proceedings.nas.metrics import original_answers, perplexity, request_metrics, summarize
@@ -245,8 +289,15 @@ def evaluate(data: Path = typer.Argument(..., help="CounterFact/ZsRE JSON, or a 
         _print_evals(json.loads(summary_file.read_text())["evals"])
         return
     requests = load_requests(data)
+    if original is not None:  # the reference answers first, then the original model is dropped
+        reference_lm, reference_tok = _model(original, device)
+        answers = original_answers(reference_lm, reference_tok, requests)
+        del reference_lm
     lm, tok = _model(model, device)
-    found = summarize(request_metrics(lm, tok, requests, original_answers(lm, tok, requests)))
+    if original is None:
+        console.print("[yellow]no --original: neighbourhood answers come from MODEL itself[/yellow]")
+        answers = original_answers(lm, tok, requests)
+    found = summarize(request_metrics(lm, tok, requests, answers))
     found["ppl"] = perplexity(lm, tok, heldout_text())
     console.print_json(json.dumps(found))
 
@@ -275,6 +326,83 @@ def make_dataset(out: Path = typer.Option(..., "--out"), n: int = typer.Option(1
     requests = known_fact_requests(lm, tok, n, seed=seed, relations=names, top_k=top_k)
     save_counterfact(requests, out)
     console.print(f"{len(requests)} requests written to {out}")
+
+
+@app.command("loop-gain")
+def loop_gain(model: str = MODEL, method: str = METHOD, preset: Optional[str] = PRESET, layers: Optional[str] = LAYERS,
+              lam: Optional[float] = LAMBDA, module_tmp: Optional[str] = MODULE_TMP, corpus: Optional[Path] = CORPUS,
+              batch_size: Optional[int] = typer.Option(None, "--batch-size", help="Probe requests solved as one "
+                                                       "batch (default: the preset's batch size, else 1)."),
+              steps: Optional[int] = typer.Option(None, "--steps", help="Value-solve step cap."),
+              scales: str = typer.Option("1.0,1.1,1.2,1.3", "--scales", help="Factors applied to the edit layers' W."),
+              run: Optional[Path] = typer.Option(None, "--run", help="Probe a stream's edited weights (its last "
+                                                 "checkpoint, with its settings) instead of the original model."),
+              rho: str = RHO, out: Optional[Path] = typer.Option(None, "--out", help="Write the probes as JSON."),
+              device: str = DEVICE) -> None:
+    """The norm-feedback loop's gain d log||v*|| / d log||W|| and d log||Delta W|| / d log||W||, base editor and +NAS."""
+    from proceedings.nas.editing import Editor
+    from proceedings.nas.loop_gain import SUPERLINEAR_GAIN, probe_loop_gain, probe_requests
+    from proceedings.nas.stream import check_same_run
+
+    try:
+        factors = [float(x) for x in scales.split(",")]
+    except ValueError:
+        factors = []
+    if len(factors) < 2 or min(factors) <= 0:
+        from proceedings.core.errors import ProceedingsError
+
+        raise ProceedingsError(f"--scales '{scales}': give two or more comma-separated factors > 0")
+    lm, tok = _model(model, device)
+    found = _preset(preset)
+    size = batch_size or (found.batch_size if found else 1)
+    probes = {}
+    for nas in (False, True):
+        if run:
+            hp, state, params = _run_settings(run, nas)
+        else:
+            hp = _hparams(lm, method, nas, layers, lam, module_tmp, preset=found.edit_fields() if found else None,
+                          v_num_grad_steps=steps, nas_rho=_rho(rho))
+        editor = Editor(lm, tok, hp, corpus=corpus)
+        if run:
+            check_same_run(params, editor, run)
+        editor.prepare()
+        if run:
+            editor.load_state(state)
+        label = f"{hp.method}{'+NAS' if nas else ''}"
+        probes[label] = probe_loop_gain(editor, probe_requests(model, size), factors)
+    _print_probes(probes, f"loop gain on {model}{f' after {run}' if run else ''}: layers {list(hp.layers)}, "
+                  f"lambda {hp.mom2_update_weight:g}, {size} request(s) per batch, step cap {hp.v_num_grad_steps}")
+    console.print(f"faster-than-linear growth needs gain(update) > {SUPERLINEAR_GAIN} for the base editor")
+    if out:
+        out.write_text(json.dumps({label: probe.to_json() for label, probe in probes.items()}, indent=1))
+
+
+def _run_settings(run: Path, nas: bool):
+    """(hparams, editor state, params) of a stream's last checkpoint."""
+    from dataclasses import replace
+
+    from proceedings.core.runtime import load_checkpoint
+    from proceedings.nas.hparams import EditHparams
+
+    params = _run_params(run)
+    state = load_checkpoint(run / "resume" / "state.pt")
+    return replace(EditHparams(**params["hparams"]), nas=nas), state["editor"], params
+
+
+def _print_probes(probes: dict, title: str) -> None:
+    table = Table(title=title)
+    for column in ("editor", "scale", "||W||", "||v*||", "raw ||v*||", "||delta||", "||Delta W||", "steps", "cap hit",
+                   "clamp hit"):
+        table.add_column(column)
+    for label, probe in probes.items():
+        for i, scale in enumerate(probe.scales):
+            table.add_row(label, f"{scale:g}", *(f"{getattr(probe, k)[i]:.4g}" for k in (
+                "weight_norm", "v_star_norm", "v_star_raw_norm", "delta_norm", "update_norm", "solve_steps",
+                "cap_hit", "clamp_hit")))
+        gains = probe.gains()
+        table.add_row(label, "gain", "", f"{gains['v_star']:.3f}", f"{gains['v_star_raw']:.3f}", f"{gains['delta']:.3f}",
+                      f"{gains['update']:.3f}", f"{probe.seconds:.0f} s", "", "", end_section=True)
+    console.print(table)
 
 
 @app.command()

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 log = logging.getLogger(__name__)
-REF_CHUNK = 16  # requests per batched value solve when estimating rho
+REF_CHUNK = 16  # requests per batched value solve when estimating rho (each converges on its own)
 
 
 @dataclass
@@ -57,7 +57,10 @@ class BatchRecord:
     v_star_norm: float = 0.0  # after NAS (= raw without NAS)
     v_star_norms: list[float] = field(default_factory=list)  # per request, after NAS
     key_norm: float = 0.0
-    nll: float = 0.0  # target NLL at the end of the value solve
+    nll: float = 0.0  # target NLL where each request's value solve stopped (mean)
+    solve_steps: float = 0.0  # gradient steps per request (mean)
+    cap_hit: float = 0.0  # fraction of requests whose solve reached the step cap without converging
+    clamp_hit: float = 0.0  # fraction of requests whose delta ends on the clamp radius
     skipped: int = 0  # NAS outlier skips
     rho: float | None = None
     seconds: float = 0.0
@@ -76,6 +79,7 @@ class Editor:
         check_layers(model, hp.layers)
         self.cache_dir = Path(cache_dir) if cache_dir else cache_root() / "nas"
         self.corpus = corpus
+        self._corpus_id: dict[str, str] | None = None
         self.model_hash = model_hash(model)
         self.templates: list[str] = []
         self.C: dict[int, torch.Tensor] = {}
@@ -97,8 +101,15 @@ class Editor:
             for layer, P in self.P.items():
                 log.info("layer %d: null space of C_0 has dimension %d", layer, round(float(P.trace())))
         if hp.nas:
-            self.rho = self.reference_norm(reference_requests)
+            self.rho = hp.nas_rho if hp.nas_rho is not None else self.reference_norm(reference_requests)
         return self
+
+    def corpus_id(self) -> dict[str, str]:
+        """Which text C_0 comes from: its path ('built-in' without one) and content hash."""
+        if self._corpus_id is None:
+            self._corpus_id = {"path": str(self.corpus) if self.corpus else "built-in",
+                               "hash": corpus_hash(read_corpus(self.corpus))}
+        return self._corpus_id
 
     def covariances(self) -> dict[int, "torch.Tensor"]:
         """C_0 for every edit layer, from the cache or collected now (resumably)."""
@@ -106,7 +117,7 @@ class Editor:
 
         hp, device = self.hp, next(self.model.parameters()).device
         documents = read_corpus(self.corpus)
-        tag = f"{corpus_hash(documents)}-{hp.stats_tokens}-{hp.stats_seq_len}"
+        tag = f"{self.corpus_id()['hash']}-{hp.stats_tokens}-{hp.stats_seq_len}"
         folder = self.cache_dir / "stats" / self.model_hash
         files = {layer: folder / f"{tag}-L{layer}.pt" for layer in hp.layers}
         missing = [layer for layer, path in files.items() if not path.exists()]
@@ -121,10 +132,10 @@ class Editor:
 
     def reference_norm(self, requests: Sequence[EditRequest] | None) -> float:
         """rho at the last edit layer (where v* lives), cached under the full key."""
-        from proceedings.nas.facts import table_requests
+        from proceedings.nas.facts import REFERENCE_SEED, table_requests
 
         hp = self.hp
-        requests = list(requests or table_requests(hp.nas_n_ref, seed=0))[: hp.nas_n_ref]
+        requests = list(requests or table_requests(hp.nas_n_ref, seed=REFERENCE_SEED))[: hp.nas_n_ref]
         layer = hp.layers[-1]
         key = {"model": self.model_hash, "layer": layer, "n_ref": len(requests), "hparams": hp.value_solve_key(),
                "trim_quantile": hp.nas_trim_quantile, "templates": self.templates,
@@ -177,6 +188,9 @@ class Editor:
         record.v_star_norms = v_star.norm(dim=1).tolist()
         record.v_star_norm = float(sum(record.v_star_norms) / len(requests))
         record.nll = float(solution.nll.mean())
+        record.solve_steps = float(solution.steps.float().mean())
+        record.cap_hit = float(solution.capped.float().mean())
+        record.clamp_hit = float(solution.clamped.float().mean())
         z = solution.h0 - solution.v0 + v_star  # (n, d) target block output at the last edit layer
         keys = self._spread(requests, z, record) if torch.isfinite(z).all() else None
         if keys is None:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 N_NEIGHBOURS = 2  # CounterFact has 2 paraphrases; two of each keep evaluation affordable on a CPU
 N_PARAPHRASES = 2
+REFERENCE_SEED = 0  # the reference pool for rho is drawn with this seed everywhere (CLI, experiment, edit)
 
 
 @lru_cache(maxsize=1)

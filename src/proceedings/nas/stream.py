@@ -1,7 +1,7 @@
 """Sequential editing over a stream of requests, with evaluation, norm telemetry and exact resume.
 
 Run directory (spec §6):
-    params.json              hyperparameters, stream settings, model hash
+    params.json              hyperparameters, stream settings, model hash, C_0 corpus (path and hash)
     requests.json            the stream, CounterFact schema
     original.json            context templates and the original model's neighbourhood answers, PPL
                              and fluency, all computed before the first edit
@@ -9,7 +9,8 @@ Run directory (spec §6):
     checkpoint_evals/after_N/{results.jsonl, summary.json}
     resume/state.pt          edited weights, AlphaEdit cache, RNG states, position (atomic)
     summary.json             the evaluations over the stream and the final one
-A killed run resumed with `resume=True` ends with weights bit-identical to an uninterrupted run.
+A killed run resumed with `resume=True` ends with weights bit-identical to an uninterrupted run; a
+resume with another model or another corpus than the run's is refused.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class StreamConfig:
     on_error: str = "continue"  # continue | stop, after a batch fails numerically
     ppl_tokens: int = 2048
     fluency_prompts: int = 8
+    stop_at_collapse: bool = False  # end the stream at the first evaluation past the editing horizon
 
 
 def run_stream(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", requests: Sequence[EditRequest],
@@ -64,8 +66,11 @@ def run_stream(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", request
         raise ProceedingsError(f"nothing to resume in '{run_dir}': it has no params.json")
     if not resume and (run_dir / "edits.jsonl").exists():
         raise ProceedingsError(f"run directory '{run_dir}' already holds a run; pass --resume or a new directory")
+    editor = Editor(model, tok, hp, cache_dir=cache_dir, corpus=corpus)
+    if resume:
+        check_same_run(json.loads((run_dir / "params.json").read_text()), editor, run_dir)
     original = _original(run_dir, model, tok, requests, hp, cfg, resume)
-    editor = Editor(model, tok, hp, cache_dir=cache_dir, corpus=corpus).prepare(reference_requests, original["templates"])
+    editor.prepare(reference_requests, original["templates"])
     _write_params(run_dir, hp, cfg, editor, len(requests))
     done, evals = 0, [original["eval"]]
     if state is not None:
@@ -87,6 +92,9 @@ def run_stream(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", request
         n_edits = min(done * cfg.batch_size, len(requests))
         if cfg.eval_every and n_edits % cfg.eval_every < cfg.batch_size and done < len(batches):
             evals.append(_evaluate(run_dir, model, tok, requests[:n_edits], original, records, cfg, final=False))
+            if cfg.stop_at_collapse and editing_horizon(evals)["reached"]:
+                _checkpoint(run_dir, done, editor, evals)
+                break
         if done % cfg.checkpoint_every == 0 or done == len(batches):
             _checkpoint(run_dir, done, editor, evals)
         if record.status != "ok" and cfg.on_error == "stop":
@@ -97,9 +105,9 @@ def run_stream(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", request
             bar.close()
             return {"complete": False, "batches_done": done, "evals": evals}
     bar.close()
-    n_edits = len(requests)
+    n_edits = min(done * cfg.batch_size, len(requests))
     if evals[-1]["edits"] != n_edits:
-        evals.append(_evaluate(run_dir, model, tok, requests, original, records, cfg, final=True))
+        evals.append(_evaluate(run_dir, model, tok, requests[:n_edits], original, records, cfg, final=True))
     summary = {"complete": True, "method": hp.method, "nas": hp.nas, "rho": editor.rho, "edits": n_edits,
                "skipped": sum(r["skipped"] for r in records),
                "failed_batches": sum(r["status"] != "ok" for r in records),
@@ -154,9 +162,21 @@ def _evaluate(run_dir: Path, model, tok, edited: Sequence[EditRequest], original
     return result
 
 
+def check_same_run(params: dict, editor: Editor, run_dir: Path) -> None:
+    """Refuse to continue a run on another model or with another C_0 corpus than it started with."""
+    if params["model_hash"] != editor.model_hash:
+        raise ProceedingsError(f"cannot resume '{run_dir}': it was made with model {params['model_hash']}, "
+                               f"this model is {editor.model_hash}; pass the run's --model")
+    recorded = params.get("corpus", {}).get("hash")
+    if recorded is not None and recorded != editor.corpus_id()["hash"]:
+        raise ProceedingsError(f"cannot resume '{run_dir}': its C_0 corpus was {params['corpus']['path']} "
+                               f"(hash {recorded}), this one is {editor.corpus_id()['path']} "
+                               f"(hash {editor.corpus_id()['hash']}); pass the run's --corpus")
+
+
 def _write_params(run_dir: Path, hp: EditHparams, cfg: StreamConfig, editor: Editor, n: int) -> None:
     params = {"hparams": asdict(hp), "stream": asdict(cfg), "model_hash": editor.model_hash, "n_requests": n,
-              "rho": editor.rho, "weight_norm_0": editor.weight_norms()}
+              "corpus": editor.corpus_id(), "rho": editor.rho, "weight_norm_0": editor.weight_norms()}
     atomic_write_text(run_dir / "params.json", json.dumps(params, indent=1, default=str))
 
 

@@ -7,7 +7,10 @@ last token in every rewriting prompt, so that the model predicts target_new:
              + v_weight_decay * ||delta_r|| / ||h0_r||^2,      with ||delta_r|| <= clamp * ||h0_r||.
 
 Then v*_r = v0_r + delta_r, where v0_r is the MLP output at that position. This v* is what NAS
-rescales. All requests of a batch are solved together (one delta each, independent losses).
+rescales. The requests of a batch are solved together but each converges on its own: a request
+stops (and its delta is frozen) at the first step its target NLL is below `early_stop_nll`, and
+only requests still running take part in later forwards. `v_num_grad_steps` is a cap on gradient
+steps; a solve that reaches it did not converge, and the solution says which requests did.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 KL_TEMPLATE = "{} is a"  # ROME/MEMIT's essence prompt
+CLAMP_TOLERANCE = 1e-3  # ||delta|| within 0.1 % of the radius counts as held by the clamp
 
 
 @dataclass
@@ -33,7 +37,10 @@ class ValueSolution:
     h0: "torch.Tensor"  # (n, d) block output at the subject (first template = bare prompt)
     v0: "torch.Tensor"  # (n, d) MLP output there
     delta: "torch.Tensor"  # (n, d)
-    nll: "torch.Tensor"  # (n,) target NLL at the last step
+    nll: "torch.Tensor"  # (n,) target NLL where each request stopped
+    steps: "torch.Tensor"  # (n,) gradient steps each request took
+    capped: "torch.Tensor"  # (n,) bool: stopped by the step cap, not by reaching the NLL target
+    clamped: "torch.Tensor"  # (n,) bool: ||delta|| ends on the clamp radius
 
     @property
     def v_star(self) -> "torch.Tensor":
@@ -44,41 +51,60 @@ def solve_values(model: "PreTrainedModel", tok: "PreTrainedTokenizerBase", layou
                  hp: EditHparams, requests: Sequence[EditRequest], templates: Sequence[str]) -> ValueSolution:
     """Optimise one delta per request at layer hp.layers[-1]; the model's weights are not changed."""
     import torch
-    import torch.nn.functional as F
 
     layer, n = hp.layers[-1], len(requests)
     device = next(model.parameters()).device
-    rows = rewriting_rows(tok, requests, templates) + [(i, KL_TEMPLATE, r.subject, []) for i, r in enumerate(requests)]
-    batch = build_batch(tok, rows, device)
-    first_rows = torch.arange(n, device=device) * len(templates)  # the bare-prompt row of each request
     requires = [p.requires_grad for p in model.parameters()]
     model.requires_grad_(False)
     delta = torch.zeros(n, model.config.hidden_size, device=device, requires_grad=True)
     optimizer = torch.optim.Adam([delta], lr=hp.v_lr)
+    nll = torch.zeros(n, device=device)
+    steps = torch.zeros(n, dtype=torch.long, device=device)
+    running = torch.ones(n, dtype=torch.bool, device=device)
     h0 = v0 = kl_init = None
     try:
-        for step in range(hp.v_num_grad_steps):
-            optimizer.zero_grad()
-            with recording(model, layout, [layer], batch) as found, adding_at_subject(model, layout, layer, batch, delta):
+        for step in range(hp.v_num_grad_steps + 1):
+            active = running.nonzero().squeeze(1)  # (a,)
+            batch = _solve_batch(tok, [requests[i] for i in active.tolist()], templates, device)
+            rows_delta = delta[active]  # (a, d), differentiable into delta
+            with recording(model, layout, [layer], batch) as found, adding_at_subject(model, layout, layer, batch, rows_delta):
                 hidden = forward_hidden(model, batch)  # (rows, seq, d)
-            if h0 is None:  # recorded before delta is added: the unedited activations
+            if h0 is None:  # recorded before delta moves: the unedited activations of all requests
+                first_rows = torch.arange(n, device=device) * len(templates)  # each request's bare-prompt row
                 h0, v0 = found["h", layer][first_rows], found["value", layer][first_rows]
-            nll, kl_logp = _read_out(model, hidden, batch, n)
+            step_nll, kl_logp = _read_out(model, hidden, batch, len(active))
             if kl_init is None:
                 kl_init = kl_logp.detach()
-            kl = F.kl_div(kl_logp, kl_init, log_target=True, reduction="none").sum(-1)  # KL(orig || edit)
-            decay = hp.v_weight_decay * delta.norm(dim=1) / h0.norm(dim=1) ** 2
-            if nll.max().item() < hp.early_stop_nll or step == hp.v_num_grad_steps - 1:
+            nll[active] = step_nll.detach()
+            converged = step_nll.detach() < hp.early_stop_nll
+            running[active[converged]] = False
+            if not running.any() or step == hp.v_num_grad_steps:
                 break
-            (nll + hp.kl_factor * kl + decay).sum().backward()  # requests are independent: sum their losses
+            keep = ~converged  # only requests that go on contribute a loss
+            kl = torch.nn.functional.kl_div(kl_logp, kl_init[active], log_target=True, reduction="none").sum(-1)
+            decay = hp.v_weight_decay * rows_delta.norm(dim=1) / h0[active].norm(dim=1) ** 2
+            frozen = delta.detach().clone()
+            optimizer.zero_grad()
+            ((step_nll + hp.kl_factor * kl + decay)[keep]).sum().backward()  # independent requests: sum
             optimizer.step()
-            with torch.no_grad():  # project into the ball ||delta|| <= clamp * ||h0||
-                limit = hp.clamp_norm_factor * h0.norm(dim=1, keepdim=True)
+            steps[running] += 1
+            with torch.no_grad():
+                delta[~running] = frozen[~running]  # Adam's momentum must not move a finished request
+                limit = hp.clamp_norm_factor * h0.norm(dim=1, keepdim=True)  # project into ||delta|| <= clamp ||h0||
                 delta.mul_(torch.clamp(limit / delta.norm(dim=1, keepdim=True).clamp_min(1e-12), max=1.0))
     finally:
         for param, flag in zip(model.parameters(), requires):
             param.requires_grad_(flag)
-    return ValueSolution(h0=h0, v0=v0, delta=delta.detach().clone(), nll=nll.detach())
+    delta = delta.detach().clone()
+    radius = hp.clamp_norm_factor * h0.norm(dim=1)
+    return ValueSolution(h0=h0, v0=v0, delta=delta, nll=nll, steps=steps, capped=running.clone(),
+                         clamped=delta.norm(dim=1) >= (1 - CLAMP_TOLERANCE) * radius)
+
+
+def _solve_batch(tok, requests: Sequence[EditRequest], templates: Sequence[str], device):
+    """The rewriting rows of `requests` (template-major per request), then one KL row per request."""
+    rows = rewriting_rows(tok, requests, templates) + [(i, KL_TEMPLATE, r.subject, []) for i, r in enumerate(requests)]
+    return build_batch(tok, rows, device)
 
 
 def _read_out(model, hidden, batch, n: int):
