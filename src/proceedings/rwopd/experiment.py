@@ -11,11 +11,16 @@ pass@1 with bootstrap intervals, per temporal category. `reproduced` is computed
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
+import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
+from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir
-from proceedings.core.runtime import check_scale, seed_everything
-from proceedings.rwopd.distill import METHODS, ArmConfig, train_arm
+from proceedings.core.runtime import atomic_write_text, check_scale, seed_everything
+from proceedings.rwopd.distill import METHODS, ArmConfig, TrainLog, train_arm
 from proceedings.rwopd.grammar import CATEGORIES, generate_pairs
 from proceedings.rwopd.harness import VerdictCache, evaluate_samples
 from proceedings.rwopd.pec import check_equivalence
@@ -74,7 +79,8 @@ CONFIGS = {
     # Teacher: SmolLM2-135M-Instruct, one epoch of 320 pairs; student: the same base model at full
     # depth after a 12-step warm-up, so it writes some correct SVA before the arms start (the gate).
     "small": Config(train_pairs=320, teacher_steps=40, student_warm_steps=12, student_lr=2e-4, eval_samples=2,
-                    transfer_tasks=12, arm=ArmConfig(steps=8, batch_prompts=4, rollouts=8, max_new_tokens=40, lr=5e-5)),
+                    transfer_tasks=12, arm=ArmConfig(steps=8, batch_prompts=4, rollouts=8, max_new_tokens=40,
+                                                     lr=5e-5, checkpoint_every=2)),
     # The paper distils CodeV-SVA-14B into Qwen2.5-Coder-7B-Instruct; neither is available offline. This preset
     # runs the same pipeline on a GPU (bf16) from a 7B base: teacher = the model fine-tuned on 6k pairs,
     # student = its first 8 layers. It needs the weights in the Hugging Face cache.
@@ -99,16 +105,24 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     cache = VerdictCache()
 
     machine = machine_subset(cfg.transfer_tasks)
+    stages = Stages(cache_root() / "rwopd" / "runs" / run_key(cfg, scale, seed))
 
-    start = evaluate_arm(base_student, tokenizer, heldout, cfg, cache, seed)  # every arm begins here
+    start = stages.run("warm_start", lambda: evaluate_arm(base_student, tokenizer, heldout, cfg, cache, seed))
     arms, logs, transfer = {}, {}, {}
     for method in METHODS:
-        student = copy.deepcopy(base_student)
-        logs[method] = train_arm(method, student, teacher, tokenizer, pool, cfg.arm, cache, seed, progress=True)
-        arms[method] = evaluate_arm(student, tokenizer, heldout, cfg, cache, seed)
-        if machine:
-            transfer[method] = evaluate_arm(student, tokenizer, machine, cfg, cache, seed, with_testbench=True)
-    teacher_eval = evaluate_arm(teacher, tokenizer, heldout, cfg, cache, seed)
+        def one_arm(method=method) -> dict:
+            student = copy.deepcopy(base_student)
+            log = train_arm(method, student, teacher, tokenizer, pool, cfg.arm, cache, seed,
+                            out_dir=stages.folder / method, progress=True)
+            return {"log": asdict(log), "eval": evaluate_arm(student, tokenizer, heldout, cfg, cache, seed),
+                    "transfer": evaluate_arm(student, tokenizer, machine, cfg, cache, seed, with_testbench=True)
+                    if machine else None}
+
+        done = stages.run(method, one_arm)
+        logs[method], arms[method] = TrainLog(**done["log"]), done["eval"]
+        if done["transfer"] is not None:
+            transfer[method] = done["transfer"]
+    teacher_eval = stages.run("teacher", lambda: evaluate_arm(teacher, tokenizer, heldout, cfg, cache, seed))
 
     plots = plot_arms({"start": start, **arms, "teacher": teacher_eval}, logs, artifact_dir("rwopd", scale))
     rw, sft, opd = arms["rwopd"], arms["sft"], arms["opd"]
@@ -122,7 +136,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                                 "teacher_fallbacks": l.teacher_fallbacks, "seconds": round(l.seconds, 1),
                                 "mean_reward": l.rewards, "loss": l.losses, "kept": l.kept}
                             for m, l in logs.items()},
-               "teacher_build": build}
+               "teacher_build": build, "stage_seconds": stages.timings()}
     baseline = {"name": "SFT and OPD (reverse KL) students", "sft": sft, "opd": opd, "rft": arms["rft"]}
     return Result(
         system="rwopd", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline,
@@ -133,6 +147,35 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         config=asdict(cfg), seed=seed, artifacts=plots,
         notes=_notes(arms, start, build, cfg),
     )
+
+
+class Stages:
+    """A run's finished stages as JSON files: a run stopped between stages resumes after the last one
+    (and an arm stopped mid-training from its own checkpoint), so `small` fits in short slots."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def run(self, name: str, compute) -> dict:
+        path = self.folder / f"{name}.json"
+        if path.exists():
+            return json.loads(path.read_text())["result"]
+        began, cpu0 = time.perf_counter(), time.process_time()
+        result = compute()
+        timing = {"wall_s": round(time.perf_counter() - began, 1), "cpu_s": round(time.process_time() - cpu0, 1)}
+        atomic_write_text(path, json.dumps({"result": result, **timing}, indent=1))
+        return result
+
+    def timings(self) -> dict:
+        return {p.stem: {k: v for k, v in json.loads(p.read_text()).items() if k != "result"}
+                for p in sorted(self.folder.glob("*.json"))}
+
+
+def run_key(cfg: Config, scale: str, seed: int) -> str:
+    """The stage folder of a run: every setting its numbers depend on (a digest of the config)."""
+    digest = hashlib.sha256(json.dumps(asdict(cfg), sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return f"{scale}-seed{seed}-{digest}"
 
 
 def arm_pool(cfg: Config, seed: int) -> list:
@@ -214,7 +257,7 @@ def pec_fixture_table() -> list[dict]:
     """Each fixture pair's verdict beside the documented one."""
     rows = []
     for a, b, expected in FIXTURES:
-        result = check_equivalence(a, b)
+        result = check_equivalence(a, b, timeout_s=60)  # a correctness gate, not a speed test
         rows.append({"a": a, "b": b, "expected": expected, "verdict": result.verdict.value,
                      "proved": result.proved, "ok": result.verdict.value == expected,
                      "seconds": round(result.seconds, 3)})

@@ -35,7 +35,7 @@ class VerdictCache:
     so a well-formed candidate naming another signal of the task is judged, not a SYNTAX_ERROR.
     """
 
-    def __init__(self, timeout_s: float = 2.0, signals: dict[str, int] | None = None) -> None:
+    def __init__(self, timeout_s: float = 5.0, signals: dict[str, int] | None = None) -> None:
         from proceedings.rwopd.grammar import SIGNALS
 
         self.timeout_s, self.table = timeout_s, {}
