@@ -77,3 +77,18 @@ def test_unvalidated_problem_has_no_admitted_bugs_and_says_what_to_run(tmp_path)
     (root / "bugs.lock.json").unlink(missing_ok=True)
     with pytest.raises(Exception, match="validate"):
         load_problem(root).admitted_bugs()
+
+
+def test_problem_slash_bug_selects_a_smaller_instance_and_tiny_has_one_admitted_bug_per_level():
+    from proceedings.pbtbench.experiment import CONFIGS
+
+    bench = Benchmark.load()
+    (only,) = bench.select(["cachetools-caches/rr-delete-stale-index"])
+    assert [b.id for b in only.bugs] == ["rr-delete-stale-index"] and only.id == "cachetools-caches"
+    assert [b.id for b in only.admitted_bugs()] == ["rr-delete-stale-index"]
+    tiny = bench.select(list(CONFIGS["tiny"].problems))
+    bugs = [bug for problem in tiny for bug in problem.admitted_bugs()]
+    assert len(bugs) == len(CONFIGS["tiny"].problems) and sorted(b.level for b in bugs) == ["L1", "L2", "L3"]
+    assert all(problem.lock()["bugs"][b.id]["default"]["reach"] >= 0.2 for problem in tiny for b in problem.bugs)
+    with pytest.raises(Exception, match="has no bug 'nope'"):
+        bench.select(["cachetools-caches/nope"])

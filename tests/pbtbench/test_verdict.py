@@ -31,6 +31,12 @@ def test_reach_seeds_inside_the_admission_range_fail_the_gate():
     assert not verdict(**overlapping)["gate: scoring and reach seeds disjoint from the admission seeds"]
 
 
+def test_a_set_without_l2_or_l3_bugs_fails_the_default_strategy_check():
+    vacuous = with_changes(PASSING, {"baseline.recall_L2_L3": None})
+    assert [check for check, ok in verdict(**vacuous).items() if not ok] == [
+        "default-strategy recall on L2+L3 <= 0.05 (fresh seeds; some L2/L3 bugs scored)"]
+
+
 def test_the_committed_small_record_re_judges_to_its_stored_checks():
     path = Path(__file__).parents[2] / "results" / "pbtbench" / "small.json"
     record = json.loads(path.read_text())

@@ -115,7 +115,7 @@ def validate(problem_ids: List[str] = typer.Argument(None, help="Problem ids (de
     from proceedings.pbtbench.trigger import validate as validate_problem
 
     bench = _bench(problems_dir)
-    for p in bench.select(problem_ids):
+    for p in [bench[i] for i in problem_ids] if problem_ids else bench:  # a lock covers every bug of a problem
         record = validate_problem(p, runs=runs, examples=examples, jobs=jobs)
         admitted = sum(b["admitted"] for b in record["bugs"].values())
         console.print(f"{p.id}: {admitted}/{len(p.bugs)} bugs admitted in {record['wall_s']:.0f} s")
@@ -147,7 +147,7 @@ def run(agent: str = typer.Option(..., help="reference | default-strategy | empt
                                          "reasoning models)."),
         reasoning_effort: str = typer.Option("none", help="low | medium | high for reasoning models, or 'none'."),
         runs: int = typer.Option(1, help="Independent runs per problem."),
-        problems: List[str] = typer.Option(None, "--problem", help="Problem ids (repeatable; default all)."),
+        problems: List[str] = typer.Option(None, "--problem", help="Problem ids, or problem/bug for only that bug (repeatable; default all)."),
         out: Path = typer.Option(..., help="Run folder (results.jsonl, transcripts/, tests/, summary.json)."),
         resume: bool = typer.Option(False, help="Continue a run folder, skipping finished instances."),
         jobs: int = typer.Option(1, help="Instances in parallel (processes)."),

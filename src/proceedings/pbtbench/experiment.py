@@ -26,21 +26,24 @@ from proceedings.pbtbench.agents import make_agent
 from proceedings.pbtbench.problem import Benchmark, Problem
 from proceedings.pbtbench.runner import run_benchmark
 from proceedings.pbtbench.sandbox import Limits, Sandbox
-from proceedings.pbtbench.trigger import ProbeTask, probe
+from proceedings.pbtbench.trigger import ProbeTask, probe, run_all
 
 CLAIM = ("Injected semantic bugs are almost never found by default Hypothesis strategies but are found by "
          "documentation-derived strategies.")
 PAPER = {"problems": 100, "libraries": 40, "bugs": 365, "bugs_by_level": {"L1": 87, "L2": 184, "L3": 94},
          "llm_recall_pbt_prompt": "42.1-83.4 %", "llm_recall_baseline_prompt": "31.4-76.7 %"}
-TINY_PROBLEMS = ("hpack-codec", "toolz-dicttoolz", "pylru-managers")
+# tiny: one bug per level on two libraries, each re-validated with the reach gate (default examples reach the
+# assertion: 1.0 in a selection survey on seed 5000, disjoint from the scoring, reach and admission seeds)
+TINY_INSTANCES = ("toolz-dicttoolz/dissoc-bulk-path-skips-first", "boltons-barrellist-mutation/insert-at-len-translates",
+                  "boltons-barrellist-mutation/pop-leaves-empty-tail")
 FRESH_SEED = 7000  # scoring and reach seeds start here: disjoint from admission seeds 1000..1000+runs-1
 
 
 @dataclass(frozen=True)
 class PbtBenchConfig:
-    problems: tuple[str, ...] | None  # None: every shipped problem
+    problems: tuple[str, ...] | None  # problem ids, or problem/bug for only that bug; None: every shipped problem
     reach_runs: int  # fresh-seed runs per problem for the reach rate (default strategy, all bugs applied)
-    examples: int = 200  # max_examples per run (paper)
+    reach_examples: int = 200  # max_examples per reach run (scoring runs use the paper's 200)
     agents: tuple[str, ...] = ("reference", "default-strategy", "empty", "cheat")
     runs_per_agent: int = 1  # the offline agents are deterministic given the seed
     jobs: int = 2
@@ -50,8 +53,8 @@ class PbtBenchConfig:
 
 
 CONFIGS = {
-    "tiny": PbtBenchConfig(problems=TINY_PROBLEMS, reach_runs=1, jobs=3),  # one process per problem
-    "small": PbtBenchConfig(problems=None, reach_runs=2),
+    "tiny": PbtBenchConfig(problems=TINY_INSTANCES, reach_runs=1),
+    "small": PbtBenchConfig(problems=None, reach_runs=1, reach_examples=50),  # <= 20 min on 2 cores
     "paper": PbtBenchConfig(problems=None, reach_runs=10, runs_per_agent=3, wall_s=300.0),
 }
 
@@ -113,25 +116,26 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
     return {"gate: scoring and reach seeds disjoint from the admission seeds": not admitted & set(scoring),
             "gate: mean reach rate of admitted bugs >= 0.20": metrics["mean_reach"] >= 0.20,
             "reference recall >= 0.95 (fresh seeds)": metrics["reference_recall"] >= 0.95,
-            "default-strategy recall on L2+L3 <= 0.05 (fresh seeds)": baseline["recall_L2_L3"] <= 0.05,
+            "default-strategy recall on L2+L3 <= 0.05 (fresh seeds; some L2/L3 bugs scored)":
+                baseline["recall_L2_L3"] is not None and baseline["recall_L2_L3"] <= 0.05,
             "the cheat file scores 0": metrics["cheat_recall"] == 0.0}
 
 
 def reach_table(problems: list[Problem], cfg: PbtBenchConfig) -> list[dict[str, Any]]:
     """Per admitted bug: reach and trigger rate of the default strategy on fresh seeds (all bugs applied)."""
-    rows = []
+    return [row for rows in run_all(_reach_rows, [(p, cfg) for p in problems], cfg.jobs) for row in rows]
+
+
+def _reach_rows(args: tuple[Problem, PbtBenchConfig]) -> list[dict[str, Any]]:
+    problem, cfg = args
+    bugs = problem.admitted_bugs()
+    tasks = [ProbeTask(bug.property, "default") for bug in bugs]
     sandbox = Sandbox(Limits(wall_s=900, cpu_s=900), unsafe=True)  # the project's own properties
-    for problem in problems:
-        bugs = problem.admitted_bugs()
-        tasks = [ProbeTask(bug.property, "default") for bug in bugs]
-        cells = probe(problem, tuple(b.id for b in bugs), tasks, cfg.reach_runs, cfg.examples, sandbox,
-                      first_seed=cfg.reach_seed)
-        for bug, task in zip(bugs, tasks):
-            cell = cells[task]
-            rows.append({"problem": problem.id, "bug": bug.id, "level": bug.level, "reach": round(cell.reach, 4),
-                         "default_rate": cell.rate, "default_per_example": round(cell.per_example, 5),
-                         "runs": cell.runs})
-    return rows
+    cells = probe(problem, tuple(b.id for b in bugs), tasks, cfg.reach_runs, cfg.reach_examples, sandbox,
+                  first_seed=cfg.reach_seed)
+    return [{"problem": problem.id, "bug": bug.id, "level": bug.level, "reach": round(cells[task].reach, 4),
+             "default_rate": cells[task].rate, "default_per_example": round(cells[task].per_example, 5),
+             "runs": cells[task].runs} for bug, task in zip(bugs, tasks)]
 
 
 def _level_means(table: list[dict[str, Any]], key: str) -> dict[str, float]:
@@ -139,11 +143,12 @@ def _level_means(table: list[dict[str, Any]], key: str) -> dict[str, float]:
             for level in ("L1", "L2", "L3") if any(r["level"] == level for r in table)}
 
 
-def _level_recall(summary: dict[str, Any], levels: tuple[str, ...]) -> float:
+def _level_recall(summary: dict[str, Any], levels: tuple[str, ...]) -> float | None:
+    """Recall over the bugs of `levels`; None when there are none (a check on them would be vacuous)."""
     counts = summary["bugs_by_level"]
     total = sum(counts.get(level, 0) for level in levels)
     found = sum(summary["recall_by_level"].get(level, 0.0) * counts.get(level, 0) for level in levels)
-    return found / total if total else 0.0
+    return found / total if total else None
 
 
 def _endpoint_agents() -> tuple[str, ...]:

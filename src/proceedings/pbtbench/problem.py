@@ -22,7 +22,7 @@ import hashlib
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -75,6 +75,11 @@ class Problem:
     root: Path
     # property name -> ((parameter, annotation source), ...), parsed from reference/props.py
     property_params: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+
+    def restricted(self, bug_ids: tuple[str, ...]) -> "Problem":
+        """The same problem with only `bug_ids`: a smaller instance, every configuration (ALL, ALL-i, the
+        overlays) holds only these bugs; their admission records are the full problem's."""
+        return replace(self, bugs=tuple(self.bug(b) for b in bug_ids))
 
     def bug(self, bug_id: str) -> Bug:
         for bug in self.bugs:
@@ -298,4 +303,11 @@ class Benchmark:
         return len(self.problems)
 
     def select(self, ids: list[str] | None) -> list[Problem]:
-        return list(self) if not ids else [self[i] for i in ids]
+        """Problems by id, all when `ids` is empty; `problem/bug` keeps only the bugs so named of that problem."""
+        if not ids:
+            return list(self)
+        chosen: dict[str, list[str]] = {}
+        for item in ids:
+            problem_id, _, bug_id = item.partition("/")
+            chosen.setdefault(problem_id, []).extend([bug_id] if bug_id else [])
+        return [self[pid].restricted(tuple(bugs)) if bugs else self[pid] for pid, bugs in chosen.items()]

@@ -161,7 +161,7 @@ def _measure_gates(problem: Problem, runs: int, examples: int, jobs: int, limits
         if others:  # with two bugs, "all but i" is "only j": one overlay, one probe run
             tasks.setdefault(others, []).append(ProbeTask(bug.property, "reference"))
     jobs_args = [(problem, bug_ids, list(dict.fromkeys(t)), runs, examples, limits) for bug_ids, t in tasks.items()]
-    measured = _run_all(_measure_configuration, jobs_args, jobs)
+    measured = run_all(_measure_configuration, jobs_args, jobs)
     cells = {bug_ids: c for bug_ids, c, _ in measured}
     existing = _existing_tests_pass(problem, good, limits)
     record = {
@@ -222,7 +222,8 @@ def _existing_tests_pass(problem: Problem, bugs: tuple[Bug, ...], limits: Limits
     return verdict
 
 
-def _run_all(function, arguments: list, jobs: int) -> list:
+def run_all(function, arguments: list, jobs: int) -> list:
+    """`function` over `arguments` in order, in `jobs` processes when more than one."""
     if jobs <= 1 or len(arguments) <= 1:
         return [function(a) for a in arguments]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
