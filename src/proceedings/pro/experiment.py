@@ -66,8 +66,8 @@ CONFIGS = {
     "tiny": ExperimentConfig(
         model="tiny",
         train=TrainConfig(steps=150, batch_size=8, seq_len=32, train_layers=None, lr_model=1e-2, lr_policy=1e-4,
-                          policy_warmup_steps=30, checkpoint_every=50, target_kl=0.5),
-        kgw=KGWConfig(gamma=0.5, k=1),  # the random model needs a strong mark to show in 150 steps
+                          policy_warmup_steps=30, checkpoint_every=50, target_kl=0.5),  # a strong mark: the
+        kgw=KGWConfig(gamma=0.5, k=1),  # random model must show it within 150 steps
         n_prompts=50, prompt_len=16, new_tokens=64, finetune_steps=10, finetune_lr=1e-3, gen_batch=50),
     "small": ExperimentConfig(
         model="smollm2-135m",
