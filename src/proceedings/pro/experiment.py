@@ -66,8 +66,8 @@ CONFIGS = {
     "tiny": ExperimentConfig(
         model="tiny",
         train=TrainConfig(steps=150, batch_size=8, seq_len=32, train_layers=None, lr_model=1e-2, lr_policy=1e-4,
-                          policy_warmup_steps=30, checkpoint_every=50, target_kl=0.5),
-        kgw=KGWConfig(gamma=0.5, k=1),  # the random model needs a strong mark to show in 150 steps
+                          policy_warmup_steps=30, checkpoint_every=50, target_kl=0.5),  # a strong mark: the
+        kgw=KGWConfig(gamma=0.5, k=1),  # random model must show it within 150 steps
         n_prompts=50, prompt_len=16, new_tokens=64, finetune_steps=10, finetune_lr=1e-3, gen_batch=50),
     "small": ExperimentConfig(
         model="smollm2-135m",
@@ -185,6 +185,7 @@ def evaluate_variant(name: str, original, tokenizer, cfg: ExperimentConfig, spli
         extras["policy_balance_error"] = policy_balance_error(detector, data.human)
     if main_arm:
         extras["decoding_auc"] = decoding_teacher(original, detector, data)["auc"]
+    extras["peak_rss_gib"] = peak_rss_gib()  # of the process, up to this arm
     row = {"row": summarise(conditions, extras), "curve": curve, "null_z": null_z(detector, data),
            "z": {condition: result.z for condition, result in conditions.items()}}
     cached.parent.mkdir(parents=True, exist_ok=True)
@@ -202,26 +203,46 @@ def paired_differences(pro: dict, kgw: dict, seed: int) -> dict:
     return out
 
 
-def reproduce(scale: str, seed: int = 0) -> Result:
-    """KGW-distill vs PRO (+ ablations) at equal steps and equal teacher KL, clean and after merge /
-    int8 / fine-tuning / pruning."""
+@dataclass
+class Setting:
+    """What every arm of one reproduction shares: the original model, the text, the attacks."""
+
+    cfg: ExperimentConfig
+    scale: str
+    seed: int
+    original: object
+    tokenizer: object
+    split: object
+    data: EvalSet
+    weight_attacks: dict
+
+    def run_arm(self, name: str) -> dict:
+        return evaluate_variant(name, self.original, self.tokenizer, self.cfg, self.split, self.data,
+                                self.weight_attacks, self.scale, self.seed)
+
+
+def prepare(scale: str, seed: int = 0) -> Setting:
+    """Load the original model; split clean distillation text (its last blocks held out for calibration)
+    from held-out prompts with human and original-model continuations; build the attacks."""
     cfg = CONFIGS[check_scale(scale)]
     seed_everything(seed)
     original, tokenizer = load_original(cfg, seed)
     original.requires_grad_(False)
-
-    # data: clean distillation text (its last blocks held out for calibration), held-out prompts with
-    # human and original-model continuations
     split = split_corpus(read_documents(), tokenizer, cfg.train.seq_len, cfg.prompt_len, cfg.new_tokens,
                          cfg.n_prompts, seed)
     data = EvalSet(split.prompts, split.human, sample(original, split.prompts, cfg.new_tokens, cfg.gen_batch, seed,
                                                       progress="sample original"),
                    cfg.new_tokens, cfg.gen_batch, seed)
-    weight_attacks = attack_suite(original, split.train, cfg, seed)
+    return Setting(cfg, scale, seed, original, tokenizer, split, data, attack_suite(original, split.train, cfg, seed))
 
-    # method, baseline and ablations, each trained for the same steps on the same text at equal KL
-    runs = {name: evaluate_variant(name, original, tokenizer, cfg, split, data, weight_attacks, scale, seed)
-            for name in ("kgw-distill", "pro", *cfg.ablations)}
+
+def reproduce(scale: str, seed: int = 0) -> Result:
+    """KGW-distill vs PRO (+ ablations) at equal steps and equal teacher KL, clean and after merge /
+    int8 / fine-tuning / pruning.  Arms already evaluated with this configuration (`Setting.run_arm`,
+    e.g. in an earlier, shorter session) are reused."""
+    setting = prepare(scale, seed)
+    cfg, original, data = setting.cfg, setting.original, setting.data
+    runs = {name: setting.run_arm(name) for name in ("kgw-distill", "pro", *cfg.ablations)}
     rows = {name: {**run["row"], "cached": run["cached"]} for name, run in runs.items()}
 
     out = artifact_dir("pro", scale)
@@ -236,11 +257,14 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                "peak_rss_gib": peak_rss_gib()}
     return Result(
         system="pro", scale=scale, claim=CLAIM, metrics=metrics, baseline={"name": "KGW logit distillation", **kgw},
-        checks=checks, paper=PAPER, paper_source="abstract", config=asdict(cfg), seed=seed, notes=notes(checks),
+        checks=checks, paper=PAPER, paper_source="abstract", config={**asdict(cfg), "matched_by": MATCHED_BY},
+        seed=seed, notes=notes(checks),
         artifacts=[f"pro/{scale}/roc.png", f"pro/{scale}/green_gap.png"], device=str(next(original.parameters()).device),
     )
 
 
+MATCHED_BY = ("equal steps, batches and trained layers; each method's delta calibrated before training so that "
+              "KL(teacher || original) = train.target_kl on held-out blocks (per arm: calibration.delta, teacher_kl)")
 GATE_AUC = 0.95  # issue 13: each decoding-time teacher must be detectable before its student is judged
 KL_MATCH = 0.05  # the two teachers' calibrated KLs agree within 5 %
 
