@@ -71,3 +71,18 @@ def test_alphaedit_accumulates_preserved_keys_per_stream(tiny_copy, invented, ti
         assert float(first[layer].trace()) > 0
         assert float(cache.trace()) > float(first[layer].trace())
         assert torch.allclose(cache, cache.T)
+
+
+def test_a_stream_with_stop_at_collapse_ends_at_the_first_evaluation_past_the_horizon(
+        tiny_editing, invented, tiny_hparams, nas_cache, tmp_path, monkeypatch):
+    import proceedings.nas.stream as stream
+
+    model, tok = tiny_editing
+    collapse_at = 2  # edits; a stand-in for S falling below half its first value
+    monkeypatch.setattr(stream, "editing_horizon", lambda evals: {"edits": evals[-1]["edits"],
+                                                                  "reached": evals[-1]["edits"] >= collapse_at})
+    cfg = StreamConfig(batch_size=1, eval_every=1, ppl_tokens=64, fluency_prompts=1, stop_at_collapse=True)
+    summary = run_stream(copy.deepcopy(model), tok, invented[0][:5], tiny_hparams(model, nas=False), tmp_path / "run",
+                         cfg, cache_dir=nas_cache, progress=False)
+    assert summary["complete"] and summary["edits"] == collapse_at and summary["horizon"]["reached"]
+    assert len((tmp_path / "run" / "edits.jsonl").read_text().splitlines()) == collapse_at
