@@ -15,7 +15,7 @@ def test_pass_at_1_counts_equivalent_rewrites_not_token_matches():
     for task in tasks:
         rewrite = task.sva.replace("|=> ", "|-> ##1 ") if "|=>" in task.sva else task.sva.replace("|-> ##1 ", "|=> ")
         outputs.append([" " + rewrite, " sig_Z |-> (", " " + task.sva.replace("|", "|", 1) + " && 1'b0"])
-    evaluation = evaluate_samples(tasks, outputs, VerdictCache())
+    evaluation = evaluate_samples(tasks, outputs, VerdictCache(timeout_s=30))
     for verdicts in evaluation.verdicts:
         assert verdicts[0] == Verdict.EQUIVALENT
         assert verdicts[1] == Verdict.SYNTAX_ERROR
@@ -35,7 +35,7 @@ def test_generated_pairs_are_balanced_distinct_and_labelled_by_their_own_ir():
 
 
 def test_rewards_follow_the_verdicts():
-    cache = VerdictCache(signals={"a": 1, "b": 1, "c": 1})
+    cache = VerdictCache(timeout_s=30, signals={"a": 1, "b": 1, "c": 1})
     assert cache.reward(" a |=> b", "a |-> ##1 b", rho=0.5) == 1.0
     assert cache.reward(" a |-> b", "a |-> (b || c)", rho=0.5) == 0.5
     assert cache.reward(" a |-> ##3 b", "a |-> ##1 b", rho=0.5) == 0.0

@@ -39,12 +39,12 @@ def test_delay_of_two_differs_with_a_trace_that_replays_through_both_monitors():
 
 @pytest.mark.parametrize("a,b,expected", FIXTURES)
 def test_fixture_table_verdicts(a, b, expected):
-    assert check_equivalence(a, b).verdict.value == expected
+    assert check_equivalence(a, b, timeout_s=60).verdict.value == expected
 
 
 def test_liveness_difference_is_found_on_a_lasso_and_replays():
     a, b = "a |-> s_eventually b", "a |-> s_eventually (b || c)"
-    result = check_equivalence(a, b)
+    result = check_equivalence(a, b, timeout_s=60)
     assert result.verdict == Verdict.A_IMPLIES_B
     assert _replayed(a, b, result.counterexample)["separates"]
 

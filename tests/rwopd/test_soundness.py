@@ -35,7 +35,7 @@ def test_a_disable_condition_on_one_side_only_is_refused(semantics):
 
 
 def test_the_same_disable_condition_on_both_sides_is_modelled():
-    same = check_equivalence("disable iff (d) a |=> b", "disable iff (d) a |-> ##1 b", signals=ABCD)
+    same = check_equivalence("disable iff (d) a |=> b", "disable iff (d) a |-> ##1 b", signals=ABCD, timeout_s=30)
     assert same.verdict == Verdict.EQUIVALENT
     # the disable condition cancels attempts in flight: `a ##1 !b` with d in between is no failure
     assert _verdict("disable iff (d) a |=> b", "disable iff (d) a |=> (b || d)") == Verdict.EQUIVALENT
@@ -85,7 +85,7 @@ def test_nested_delays_add_up_beyond_the_old_depth_cap():
 
 
 def test_bounded_verdicts_state_their_bound():
-    result = check_equivalence("a |-> s_eventually b", "a |-> s_eventually (b ##1 1)", signals=ABCD)
+    result = check_equivalence("a |-> s_eventually b", "a |-> s_eventually (b ##1 1)", signals=ABCD, timeout_s=60)
     assert result.verdict == Verdict.EQUIVALENT_BOUNDED and f"K={result.depth}" in result.message
 
 
@@ -96,12 +96,12 @@ def test_liveness_is_proved_when_one_sides_obligations_cover_the_others():
 
 
 def test_equal_truth_over_different_signals_is_never_equivalent():
-    result = check_equivalence("a |-> (b || !b)", "a |-> (c || !c)", signals=ABCD)
+    result = check_equivalence("a |-> (b || !b)", "a |-> (c || !c)", signals=ABCD, timeout_s=30)
     assert result.verdict == Verdict.DIFFERENT and "different signals" in result.message
 
 
 def test_degenerate_rollouts_earn_no_reward():
-    cache = VerdictCache(signals=ABCD)
+    cache = VerdictCache(timeout_s=30, signals=ABCD)
     # the rollouts the old checker paid for, a never-satisfiable candidate, and bounded-only answers
     assert cache.reward(" strong(##1 a)", "c |-> s_eventually d", rho=0.5) == 0.0
     assert cache.reward(" 1'b0", "a |-> b", rho=0.5) == 0.0

@@ -120,9 +120,7 @@ def add_monitor(circuit: Circuit, assertion: ir.Assertion, tag: str, jasper: boo
 
 def obligation_span(prop: ir.Prop) -> int | None:
     """Ticks from an attempt's start to the last tick that can decide it; nested delays add up."""
-    if isinstance(prop, ir.PSeq):
-        return max_length(compile_sequence(prop.seq))
-    if isinstance(prop, ir.PNot):
+    if isinstance(prop, (ir.PSeq, ir.PNot)):
         return max_length(compile_sequence(prop.seq))
     if isinstance(prop, ir.PImplies):
         return _add(max_length(compile_sequence(prop.ante)), 0 if prop.overlapped else 1,
