@@ -234,3 +234,26 @@ def frontier(
     for p in points:
         console.print(f"{p.name}: bpb {p.bpb:.4f}, mean depth {p.mean_depth:.3f}, speed-up {p.speedup:.2f}x")
     console.print(f"written {out / 'frontier.csv'} and {out / 'frontier.png'}")
+
+
+@app.command("retrofit")
+def retrofit_command(
+    model: str = typer.Option("smollm2-135m", help="A pretrained Llama: alias, folder, .gguf or Hugging Face id."),
+    exits: Optional[str] = typer.Option(None, help="Exit layers, e.g. 8,15,23,30 (default: Quadrivium on SmolLM2)."),
+    train_tokens: int = typer.Option(8192, help="Tokens of the training works the router is fitted and tuned on."),
+    eval_tokens: int = typer.Option(4096, help="Held-out tokens scored."),
+    seed: int = typer.Option(0),
+) -> None:
+    """Fit the router of N-vium retrofitted on a frozen pretrained model; held-out bpb and decoding speed
+    against the plain model, saved as results/nvium/retrofit.json."""
+    from proceedings.nvium.retrofit_experiment import RetrofitConfig, reproduce_retrofit
+
+    cfg = RetrofitConfig(model=model, train_tokens=train_tokens, eval_tokens=eval_tokens)
+    if exits is not None:
+        cfg.exits = _exits(exits)
+    result = reproduce_retrofit(cfg, seed=seed)
+    m, b = result.metrics, result.baseline
+    console.print(f"bpb {m['bpb']:.4f} vs {b['bpb']:.4f} ({m['bpb_delta']:+.4f}); {m['tokens_per_s']:.1f} vs "
+                  f"{b['tokens_per_s']:.1f} tokens/s ({m['speedup']:.2f}x); exits taken {m['sampled_exit_counts']}")
+    for rule, holds in result.checks.items():
+        console.print(f"  {'✓' if holds else '✗'} {rule}")
