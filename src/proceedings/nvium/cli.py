@@ -175,6 +175,7 @@ def bench(
     prompt_len: int = typer.Option(32),
     tokens: int = typer.Option(224, help="New tokens per prompt."),
     max_pending: int = typer.Option(16),
+    batch: int = typer.Option(1, help="Sequences decoded together (batched exact deferral); must divide --prompts."),
     seed: int = typer.Option(0),
     out: Optional[Path] = typer.Option(None, help="Write bench.json, bench.md and speed.json here."),
 ) -> None:
@@ -187,14 +188,15 @@ def bench(
     models.update({Path(m).name: NviumForCausalLM.from_pretrained(m) for m in model})
     corpus = resolve_corpus(data, models["baseline"].config.tokenizer)
     report = benchmark_models(models, corpus.prompts(prompts, prompt_len), tokens, max_pending=max_pending,
-                              seed=seed, progress=True)
+                              seed=seed, progress=True, batch=batch)
     console.print(report.bench.markdown())
     table = Table(title="depth and cost model")
     for column in ("model", "exit histogram", "mean depth", "ideal", "predicted", "measured"):
         table.add_column(column)
     for name, s in report.models.items():
-        table.add_row(name, str(s.exit_counts), f"{s.mean_depth:.3f}", f"{s.ideal_speedup:.2f}x",
-                      f"{s.predicted_speedup:.2f}x", f"{s.speedup:.2f}x")
+        predicted = "-" if s.predicted_speedup is None else f"{s.predicted_speedup:.2f}x"  # batch 1 only
+        table.add_row(name, str(s.exit_counts), f"{s.mean_depth:.3f}", f"{s.ideal_speedup:.2f}x", predicted,
+                      f"{s.speedup:.2f}x")
     console.print(table)
     if out is not None:
         report.bench.write(out)
