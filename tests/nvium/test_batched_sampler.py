@@ -15,20 +15,20 @@ PROMPTS = [[72, 101, 108, 108, 111], [1, 2, 3, 4, 5], [9, 9, 9, 9, 9]]
 
 @pytest.mark.parametrize("max_pending", [16, 3, 1])
 def test_each_sequence_of_a_batch_gets_the_single_sequence_samplers_tokens(routed_model, max_pending):
-    batch = BatchedDeferredSampler(routed_model, max_pending).generate(PROMPTS, 120, seeds=[4, 5, 6])
+    batch = BatchedDeferredSampler(routed_model, max_pending).generate(PROMPTS, 60, seeds=[4, 5, 6])
     for prompt, seed, tokens, exits in zip(PROMPTS, (4, 5, 6), batch.tokens, batch.exits):
-        alone = DeferredSampler(routed_model, max_pending).generate(prompt, 120, seed=seed)
+        alone = DeferredSampler(routed_model, max_pending).generate(prompt, 60, seed=seed)
         assert tokens == alone.tokens and exits == alone.exits
     assert {e for exits in batch.exits for e in exits} == set(range(routed_model.config.n_exits))
 
 
 def test_batched_caches_after_flush_equal_full_depth_caches(routed_model):
     sampler = BatchedDeferredSampler(routed_model, max_pending=4)
-    sampler.generate(PROMPTS, 60, seeds=[0, 1, 2])
+    sampler.generate(PROMPTS, 40, seeds=[0, 1, 2])
     assert max(sampler.chunk_sizes) > 1  # sequences really owed chunks
     for b, prompt in enumerate(PROMPTS):
         reference = FullDepthSampler(routed_model)
-        reference.generate(prompt, 60, seed=b)
+        reference.generate(prompt, 40, seed=b)
         for ours, theirs in zip(sampler.caches, reference.caches):
             n = theirs.length
             assert int(ours.lengths[b]) == n
@@ -37,8 +37,8 @@ def test_batched_caches_after_flush_equal_full_depth_caches(routed_model):
 
 
 def test_static_cache_decoding_equals_dynamic_cache_decoding_token_for_token(routed_model):
-    static = DeferredSampler(routed_model, max_pending=3).generate(PROMPTS[0], 200, seed=9)
-    dynamic = DeferredSampler(routed_model, max_pending=3, cache_type=DynamicKVCache).generate(PROMPTS[0], 200, seed=9)
+    static = DeferredSampler(routed_model, max_pending=3).generate(PROMPTS[0], 80, seed=9)
+    dynamic = DeferredSampler(routed_model, max_pending=3, cache_type=DynamicKVCache).generate(PROMPTS[0], 80, seed=9)
     assert static.tokens == dynamic.tokens and static.exits == dynamic.exits
 
 

@@ -46,7 +46,7 @@ def test_prepare_train_eval_sample_bench(tmp_path, data, invoke):
     result = invoke("sample", "--model", tmp_path / "nv", "--prompt", "JULIET", "--tokens", 20)
     assert result.exit_code == 0 and result.output.startswith("JULIET") and "exits taken" in result.output
     result = invoke("bench", "--model", tmp_path / "nv", "--baseline", tmp_path / "base", "--data", data,
-                    "--prompts", 2, "--prompt-len", 8, "--tokens", 16, "--out", tmp_path / "bench")
+                    "--prompts", 2, "--prompt-len", 8, "--tokens", 16, "--batch", 2, "--out", tmp_path / "bench")
     assert result.exit_code == 0, result.output
     assert "predicted" in result.output and (tmp_path / "bench" / "bench.md").is_file()
 
@@ -83,6 +83,7 @@ def test_empty_or_negative_requests_are_one_line_before_any_work(tmp_path, data,
         (("sample", "--model", model, "--tokens", -3), "new tokens must be >= 1"),
         ((*bench, "--prompts", 0), "number of prompts must be >= 1"),
         ((*bench, "--prompts", 1, "--tokens", 0), "at least one prompt, one new token"),
+        ((*bench, "--prompts", 2, "--batch", 3), "2 prompts cannot be split into batches of 3"),
         (("frontier", "--out", tmp_path / "fr", "--data", data, "--preset", "tiny", "--lambdas=0.1,-0.1", "--steps", 1),
          "lambda must be >= 0"),
     ]

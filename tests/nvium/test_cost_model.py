@@ -24,9 +24,10 @@ def test_a_full_pending_chunk_is_flushed_at_once():
 
 
 def test_prediction_prices_layers_gates_heads_and_embeddings():
-    costs = ChunkCosts(layer_s={1: 1.0, 2: 1.5, 3: 2.0}, gate_s=0.1, head_s=0.2, embed_s=0.05)
+    costs = ChunkCosts(layer_s={1: 1.0, 2: 1.5, 3: 2.0}, gate_s=0.1, head_s=0.2, embed_s=0.05, bulk_s=0.25)
     full_depth = predict_seconds([3, 3], EXITS, LAYERS, 16, costs)
     assert full_depth == pytest.approx(2 * (4 * 1.0 + 3 * 0.1 + 0.2 + 0.05))
     deferred = predict_seconds([0, 0, 3], EXITS, LAYERS, 16, costs)
     assert deferred == pytest.approx(3 * 1.0 + 3 * 2.0 + (1 + 1 + 3) * 0.1 + 3 * (0.2 + 0.05))
     assert costs.layer(5) == pytest.approx(3.0)  # linear beyond the measured sizes
+    assert costs.overhead_share == pytest.approx(0.75)  # a quarter of a one-position call is arithmetic

@@ -60,3 +60,34 @@ def test_models_these_layers_cannot_compute_are_refused(smollm2):
         config_from_llama(config, SMOLLM2_EXITS, "smollm2-135m")
     with pytest.raises(ProceedingsError, match="must end at the last layer"):
         config_from_llama(smollm2[0].config, (8, 15, 23), "smollm2-135m")
+
+
+def tiny_llama():
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=4, num_attention_heads=4,
+                         num_key_value_heads=2, max_position_embeddings=256, tie_word_embeddings=True)
+    return LlamaForCausalLM(config).eval()
+
+
+def test_a_retrofit_with_fitted_gates_still_samples_exactly(tmp_path):
+    import numpy as np
+
+    from proceedings.nvium.router_fit import exit_features, fit_gates, install_gates, mixture_nll
+
+    model = retrofit_llama(tiny_llama(), (1, 2, 3, 4), tokenizer="tiny")
+    ids = np.random.default_rng(0).integers(0, 64, 1200)
+    features = exit_features(model, ids, 32, 1024, tmp_path / "features.pt")
+    assert exit_features(model, ids, 32, 1024, tmp_path / "features.pt").log_likelihoods.equal(features.log_likelihoods)
+    weight, bias = fit_gates(features, model.config.depth_fractions(), depth_penalty=0.5, steps=60)
+    install_gates(model, weight, bias)
+    with torch.no_grad():  # the features are what the model computes: same mixture weights from its own forward
+        window = torch.from_numpy(ids[:33].astype("int64"))[None]
+        _, log_weights = mixture_nll(weight, bias, exit_features(model, ids[:33], 32, 32, tmp_path / "one.pt"))
+        assert torch.allclose(model(window[:, :-1]).log_weights[0], log_weights, atol=1e-5)
+    prompt = ids[:6].tolist()
+    deferred = DeferredSampler(model, max_pending=3).generate(prompt, 120, seed=1)
+    reference = FullDepthSampler(model).generate(prompt, 120, seed=1)
+    assert deferred.tokens == reference.tokens and deferred.exits == reference.exits
+    assert min(deferred.exits) == 0  # the fitted router really sends tokens out early

@@ -8,6 +8,7 @@ import pytest
 
 from proceedings.core.verdict import audit
 from proceedings.nvium.experiment import verdict
+from proceedings.nvium.retrofit_experiment import retrofit_verdict
 
 PASSING = {
     "metrics": {"bpb": 2.20, "bpb_delta": 0.01, "speedup": 1.6, "sampled_mean_depth": 0.5},
@@ -48,3 +49,26 @@ def test_the_committed_records_re_judge_to_their_stored_checks(scale):
         pytest.skip(f"no committed {scale} record")
     record = json.loads(path.read_text())
     assert verdict(record["metrics"], record["baseline"], _intervals(record)) == record["checks"]
+
+
+RETROFIT_PASSING = {
+    "metrics": {"bpb_delta": 0.03, "speedup": 1.3, "sampled_mean_depth": 0.7},
+    "baseline": {"bpb_delta": 0.0, "speedup": 1.0, "sampled_mean_depth": 1.0},
+}
+RETROFIT_COUNTERFACTUALS = {
+    "takes shallow exits": {"metrics.sampled_mean_depth": 0.95},
+    "mixture bpb": {"metrics.bpb_delta": 0.06},
+    "tokens/s ratio": {"metrics.speedup": 1.1},
+}
+
+
+def test_every_check_of_the_retrofit_verdict_can_fail_alone_and_plain_smollm2_fails():
+    assert audit(retrofit_verdict, RETROFIT_PASSING, RETROFIT_COUNTERFACTUALS) == []
+
+
+def test_the_committed_retrofit_record_re_judges_to_its_stored_checks():
+    path = RESULTS / "retrofit.json"
+    if not path.exists():
+        pytest.skip("no committed retrofit record")
+    record = json.loads(path.read_text())
+    assert retrofit_verdict(record["metrics"], record["baseline"]) == record["checks"]

@@ -175,6 +175,7 @@ def bench(
     prompt_len: int = typer.Option(32),
     tokens: int = typer.Option(224, help="New tokens per prompt."),
     max_pending: int = typer.Option(16),
+    batch: int = typer.Option(1, help="Sequences decoded together (batched exact deferral); must divide --prompts."),
     seed: int = typer.Option(0),
     out: Optional[Path] = typer.Option(None, help="Write bench.json, bench.md and speed.json here."),
 ) -> None:
@@ -187,14 +188,15 @@ def bench(
     models.update({Path(m).name: NviumForCausalLM.from_pretrained(m) for m in model})
     corpus = resolve_corpus(data, models["baseline"].config.tokenizer)
     report = benchmark_models(models, corpus.prompts(prompts, prompt_len), tokens, max_pending=max_pending,
-                              seed=seed, progress=True)
+                              seed=seed, progress=True, batch=batch)
     console.print(report.bench.markdown())
     table = Table(title="depth and cost model")
     for column in ("model", "exit histogram", "mean depth", "ideal", "predicted", "measured"):
         table.add_column(column)
     for name, s in report.models.items():
-        table.add_row(name, str(s.exit_counts), f"{s.mean_depth:.3f}", f"{s.ideal_speedup:.2f}x",
-                      f"{s.predicted_speedup:.2f}x", f"{s.speedup:.2f}x")
+        predicted = "-" if s.predicted_speedup is None else f"{s.predicted_speedup:.2f}x"  # batch 1 only
+        table.add_row(name, str(s.exit_counts), f"{s.mean_depth:.3f}", f"{s.ideal_speedup:.2f}x", predicted,
+                      f"{s.speedup:.2f}x")
     console.print(table)
     if out is not None:
         report.bench.write(out)
@@ -234,3 +236,26 @@ def frontier(
     for p in points:
         console.print(f"{p.name}: bpb {p.bpb:.4f}, mean depth {p.mean_depth:.3f}, speed-up {p.speedup:.2f}x")
     console.print(f"written {out / 'frontier.csv'} and {out / 'frontier.png'}")
+
+
+@app.command("retrofit")
+def retrofit_command(
+    model: str = typer.Option("smollm2-135m", help="A pretrained Llama: alias, folder, .gguf or Hugging Face id."),
+    exits: Optional[str] = typer.Option(None, help="Exit layers, e.g. 8,15,23,30 (default: Quadrivium on SmolLM2)."),
+    train_tokens: int = typer.Option(8192, help="Tokens of the training works the router is fitted and tuned on."),
+    eval_tokens: int = typer.Option(4096, help="Held-out tokens scored."),
+    seed: int = typer.Option(0),
+) -> None:
+    """Fit the router of N-vium retrofitted on a frozen pretrained model; held-out bpb and decoding speed
+    against the plain model, saved as results/nvium/retrofit.json."""
+    from proceedings.nvium.retrofit_experiment import RetrofitConfig, reproduce_retrofit
+
+    cfg = RetrofitConfig(model=model, train_tokens=train_tokens, eval_tokens=eval_tokens)
+    if exits is not None:
+        cfg.exits = _exits(exits)
+    result = reproduce_retrofit(cfg, seed=seed)
+    m, b = result.metrics, result.baseline
+    console.print(f"bpb {m['bpb']:.4f} vs {b['bpb']:.4f} ({m['bpb_delta']:+.4f}); {m['tokens_per_s']:.1f} vs "
+                  f"{b['tokens_per_s']:.1f} tokens/s ({m['speedup']:.2f}x); exits taken {m['sampled_exit_counts']}")
+    for rule, holds in result.checks.items():
+        console.print(f"  {'✓' if holds else '✗'} {rule}")

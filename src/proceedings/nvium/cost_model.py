@@ -28,6 +28,12 @@ class ChunkCosts:
     gate_s: float  # one halting decision
     head_s: float  # one exit head plus drawing the token
     embed_s: float
+    bulk_s: float  # one layer per position on a chunk of BULK positions: its arithmetic, overhead amortised
+
+    @property
+    def overhead_share(self) -> float:
+        """Share of a one-position layer call that is not arithmetic: 1 - T_layer(BULK)/BULK / T_layer(1)."""
+        return max(0.0, 1 - self.bulk_s / self.layer_s[1])
 
     def layer(self, n: int) -> float:
         """T_layer(n); beyond the measured sizes, extrapolated linearly from the two largest."""
@@ -47,19 +53,22 @@ def _time(fn, repeats: int) -> float:
     return (time.perf_counter() - start) / repeats
 
 
+BULK = 64  # positions per call at which a layer's fixed per-call overhead is amortised
+
+
 @torch.inference_mode()
 def measure_costs(model: NviumForCausalLM, max_chunk: int = 8, context: int = 128, repeats: int = 20) -> ChunkCosts:
-    """T_layer(n) for n = 1..max_chunk after `context` cached positions, and the per-token extras.
+    """T_layer(n) for n = 1..max_chunk (and BULK) after `context` cached positions, and the per-token extras.
 
     A layer is timed the way decoding meets it: one sweep through every layer (each with its own weights
     and cache), divided by the number of layers, so weights are not unrealistically hot in cache.
     """
     model.eval()
     param = next(model.parameters())
-    caches = [KVCache(model.config, context + max_chunk, param.device, param.dtype) for _ in model.layers]
+    caches = [KVCache(model.config, context + max(max_chunk, BULK), param.device, param.dtype) for _ in model.layers]
     d = model.config.d_model
     layer_s = {}
-    for n in range(1, max_chunk + 1):
+    for n in [*range(1, max_chunk + 1), BULK]:
         x = torch.randn(1, n, d, device=param.device, dtype=param.dtype)
 
         def sweep() -> None:
@@ -73,7 +82,8 @@ def measure_costs(model: NviumForCausalLM, max_chunk: int = 8, context: int = 12
     gate_s = _time(lambda: halts(model.gate_logit(0, hidden), 0.5), 10 * repeats) if model.gates else 0.0
     head_s = _time(lambda: sample_token(model.exit_logits(0, hidden), 1.0, 0.5), 10 * repeats)
     embed_s = _time(lambda: model.embed(token), 10 * repeats)
-    return ChunkCosts(layer_s, gate_s, head_s, embed_s)
+    bulk_s = layer_s.pop(BULK) / BULK if BULK > max_chunk else layer_s[BULK] / BULK
+    return ChunkCosts(layer_s, gate_s, head_s, embed_s, bulk_s)
 
 
 def simulate_chunks(exits_taken: list[int], exits: tuple[int, ...], n_layer: int, max_pending: int) -> Counter:

@@ -306,13 +306,8 @@ class NviumForCausalLM(nn.Module):
         """
         if idx.shape[1] > self.config.max_seq_len:
             raise ProceedingsError(f"sequence of {idx.shape[1]} tokens exceeds max_seq_len={self.config.max_seq_len}")
-        x = self.embed(idx)
         exit_logits, gate_logits = [], []
-        for depth, block in enumerate(self.layers, start=1):
-            x = block(x, self.rotary)
-            e = self.exit_of_layer.get(depth)
-            if e is None:
-                continue
+        for e, x in self.exit_hiddens(idx):
             exit_logits.append(self.exit_logits(e, x))
             if e < self.config.n_exits - 1:
                 gate_logits.append(self.gate_logit(e, x))
@@ -321,6 +316,15 @@ class NviumForCausalLM(nn.Module):
         if targets is not None:
             out.loss = mixture_loss(exit_logits, out.log_weights, targets, self.config.depth_fractions(), depth_penalty)
         return out
+
+    def exit_hiddens(self, idx: torch.Tensor):
+        """(e, residual stream after layer l_e) for every exit in order, from one teacher-forced pass."""
+        x = self.embed(idx)
+        for depth, block in enumerate(self.layers, start=1):
+            x = block(x, self.rotary)
+            e = self.exit_of_layer.get(depth)
+            if e is not None:
+                yield e, x
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
