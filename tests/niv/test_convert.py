@@ -16,6 +16,9 @@ def test_algorithmic_convert_passes_ots_and_hamburg_advance_grows_with_weight(op
     advances = [hb_advance(out, {"wght": w, "wdth": 100}) for w in (100, 400, 900)]
     assert advances[0] < advances[1] < advances[2], advances
     assert out.with_suffix(".png").stat().st_size > 1000  # the waterfall
+    masters = CliRunner().invoke(app, ["export-masters", str(out), "--designspace", str(tmp_path / "m" / "os.designspace")])
+    assert masters.exit_code == 0, masters.output
+    assert len(list((tmp_path / "m").glob("os-*.ttf"))) == 6  # default + 5 corners, rebuilt by varLib
 
 
 def cff_font(path):

@@ -99,7 +99,8 @@ def static_glyphs(font, max_points: int) -> tuple[list[Glyph], list[str]]:
             over.append(name)
             continue
         glyphs.append(Glyph("", "", name, outline.unicode, upm,
-                            point_features(outline.points, outline.on_curve, outline.position_in_contour(), upm),
+                            point_features(outline.points, outline.on_curve, outline.position_in_contour(),
+                                           outline.contour, upm),
                             (outline.points * 2.0 / upm).astype(np.float32), outline.contour,
                             np.zeros((0, len(AXES)), np.float32), np.zeros((0, len(outline.points), 2), np.float32)))
     return glyphs, over
