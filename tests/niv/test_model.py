@@ -106,3 +106,21 @@ def test_interrupted_training_resumes_to_the_same_weights(tmp_path):
     resumed, _ = train(data, mc, TrainConfig(steps=8, batch=2, warmup=1, checkpoint_every=4), tmp_path / "cut")
     for (name, a), b in zip(full.state_dict().items(), resumed.state_dict().values()):
         torch.testing.assert_close(a, b, msg=name)
+
+
+@pytest.mark.parametrize("scale", ["tiny", "small", "paper"])
+def test_both_arms_build_at_every_preset_with_parameter_counts_within_five_percent(scale):
+    from dataclasses import replace
+
+    import torch
+
+    from proceedings.niv.experiment import CONFIGS
+    from proceedings.niv.model import NIV
+
+    cfg = CONFIGS[scale].model
+    pe, addall = NIV(cfg), NIV(replace(cfg, conditioning="addall"))
+    assert abs(pe.num_parameters() - addall.num_parameters()) <= 0.05 * pe.num_parameters()
+    glyphs = tiny_glyphs(2)
+    feats = torch.from_numpy(np.stack([g.features[:10] for g in glyphs]))
+    out = pe(feats, torch.ones(2, 10, dtype=torch.bool), torch.tensor([[1.0, -1.0, 0, 0], [0, 0, 0, -1.0]]))
+    assert out.shape == (2, 10, 2)

@@ -68,12 +68,13 @@ def convert(
     model: Optional[str] = typer.Option(None, help="A NIV model folder, or 'algorithmic'; default: the last small run's."),
     max_points: int = typer.Option(504, help="Glyphs with more points stay static (with a warning)."),
     waterfall: bool = typer.Option(True, help="Also write OUT.png, a waterfall of the converted font."),
+    convert_quadratic: bool = typer.Option(False, help="Accept CFF outlines, approximated by quadratics (cu2qu)."),
 ) -> None:
     """Convert a static font to a variable font; OUT appears only if it passes `validate`."""
     from proceedings.niv.convert import convert as run
 
     predictor, fallback = load_predictor(model)
-    result = run(font, out, axes, predictor, fallback, max_points)
+    result = run(font, out, axes, predictor, fallback, max_points, convert_quadratic)
     console.print(f"wrote {out}: {result.glyphs} glyphs varied, {len(result.over_limit)} static (over "
                   f"{max_points} points), {len(result.fallback)} on the algorithmic fallback; "
                   + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))
