@@ -16,6 +16,9 @@ def test_algorithmic_convert_passes_ots_and_hamburg_advance_grows_with_weight(op
     advances = [hb_advance(out, {"wght": w, "wdth": 100}) for w in (100, 400, 900)]
     assert advances[0] < advances[1] < advances[2], advances
     assert out.with_suffix(".png").stat().st_size > 1000  # the waterfall
+    masters = CliRunner().invoke(app, ["export-masters", str(out), "--designspace", str(tmp_path / "m" / "os.designspace")])
+    assert masters.exit_code == 0, masters.output
+    assert len(list((tmp_path / "m").glob("os-*.ttf"))) == 6  # default + 5 corners, rebuilt by varLib
 
 
 def cff_font(path):
@@ -27,7 +30,7 @@ def cff_font(path):
     fb.setupGlyphOrder([".notdef", "H"])
     fb.setupCharacterMap({ord("H"): "H"})
     pen = T2CharStringPen(600, None)
-    pen.moveTo((100, 0)), pen.lineTo((100, 700)), pen.lineTo((500, 700)), pen.lineTo((500, 0)), pen.closePath()
+    pen.moveTo((100, 0)), pen.lineTo((500, 0)), pen.lineTo((500, 700)), pen.lineTo((100, 700)), pen.closePath()  # CFF: counter-clockwise
     charstrings = {".notdef": T2CharStringPen(600, None).getCharString(), "H": pen.getCharString()}
     fb.setupCFF("Test", {"FullName": "Test"}, charstrings, {})
     fb.setupHorizontalMetrics({".notdef": (600, 0), "H": (600, 100)})
@@ -55,6 +58,17 @@ def test_bad_inputs_give_one_line_errors_and_no_out_file(kind, message, open_san
     if kind != "same":
         assert not out.exists()
     assert not list(tmp_path.glob(".out-*"))
+
+
+def test_cff_input_converts_with_convert_quadratic(tmp_path):
+    from proceedings.niv.cli import app
+    from proceedings.niv.validate import ots_accepts
+
+    out = tmp_path / "t-VF.ttf"
+    result = CliRunner().invoke(app, ["convert", str(cff_font(tmp_path / "t.otf")), str(out), "--model", "algorithmic",
+                                      "--axes", "wght", "--convert-quadratic", "--no-waterfall"])
+    assert result.exit_code == 0, result.output
+    assert ots_accepts(out)[0]
 
 
 def _truncated(source, path, keep=0.4):

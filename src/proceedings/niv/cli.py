@@ -68,12 +68,13 @@ def convert(
     model: Optional[str] = typer.Option(None, help="A NIV model folder, or 'algorithmic'; default: the last small run's."),
     max_points: int = typer.Option(504, help="Glyphs with more points stay static (with a warning)."),
     waterfall: bool = typer.Option(True, help="Also write OUT.png, a waterfall of the converted font."),
+    convert_quadratic: bool = typer.Option(False, help="Accept CFF outlines, approximated by quadratics (cu2qu)."),
 ) -> None:
     """Convert a static font to a variable font; OUT appears only if it passes `validate`."""
     from proceedings.niv.convert import convert as run
 
     predictor, fallback = load_predictor(model)
-    result = run(font, out, axes, predictor, fallback, max_points)
+    result = run(font, out, axes, predictor, fallback, max_points, convert_quadratic)
     console.print(f"wrote {out}: {result.glyphs} glyphs varied, {len(result.over_limit)} static (over "
                   f"{max_points} points), {len(result.fallback)} on the algorithmic fallback; "
                   + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))
@@ -96,3 +97,73 @@ def validate(font: Path = typer.Argument(..., help="A variable font to check."))
         console.print(f"  {'ok  ' if ok else 'FAIL'} {name} {report.details.get(name, '')}")
     if not report.ok:
         raise typer.Exit(1)
+
+
+@app.command()
+def train(
+    preset: str = typer.Option("tiny", help="tiny, small or paper: data, model size and schedule."),
+    conditioning: str = typer.Option("property", help="'property' (Property Embedding) or 'addall' (ablation)."),
+    out: Optional[Path] = typer.Option(None, help="Model folder; an interrupted run there resumes."),
+) -> None:
+    """Train NIV on a preset's training families; re-running into the same folder resumes."""
+    from dataclasses import replace
+
+    from proceedings.niv.data import build_dataset, held_out_code_point, split
+    from proceedings.niv.experiment import CONFIGS
+    from proceedings.niv.model import default_model_dir
+    from proceedings.niv.train import train as run
+
+    if preset not in CONFIGS:
+        raise ProceedingsError(f"unknown preset '{preset}'; choose one of: {', '.join(CONFIGS)}")
+    cfg = CONFIGS[preset]
+    data = build_dataset(split(cfg.split)["train"], cfg.max_points, cfg.charset, label="train")
+    data = data.where(lambda g: not held_out_code_point(g.unicode))
+    target = out or default_model_dir(preset).parent / conditioning
+    _, record = run(data, replace(cfg.model, conditioning=conditioning), cfg.train, target, label=conditioning)
+    console.print(f"saved {target}: loss {record.losses[0]:.4f} -> {record.losses[-1]:.4f} in {record.seconds:.0f} s")
+
+
+@app.command("eval")
+def evaluate(
+    model: Optional[str] = typer.Option(None, help="A NIV model folder; default: the last small run's."),
+    preset: str = typer.Option("small", help="Whose split and charset to evaluate on."),
+) -> None:
+    """Mean point error per 1000 UPM on the held-out families: NIV, B1, B0."""
+    from proceedings.niv.data import build_dataset, split
+    from proceedings.niv.experiment import CONFIGS, score_arms
+
+    predictor, fallback = load_predictor(model)
+    if not hasattr(predictor, "model"):
+        raise ProceedingsError("eval needs a NIV model folder (B1 and B0 are reported beside it)")
+    cfg = CONFIGS[preset]
+    held_out = build_dataset(split(cfg.split)["test"], cfg.max_points, cfg.charset, label="held-out")
+    for name, errors in score_arms(held_out, {"niv": predictor.model}, fallback).items():
+        console.print(f"{name}: " + ", ".join(f"{k} {v:.2f}" for k, v in errors.summary().items()))
+
+
+@app.command()
+def render(
+    font: Path = typer.Argument(..., help="A variable font."),
+    out: Path = typer.Option(..., "-o", "--out", help="PNG to write."),
+    text: str = typer.Option("Hamburg", help="Text of each line."),
+) -> None:
+    """A waterfall: the text at five weights by each width the font has."""
+    from proceedings.niv.render import waterfall
+
+    if not font.is_file():
+        raise ProceedingsError(f"'{font}' does not exist")
+    console.print(f"wrote {waterfall(font, out, text)}")
+
+
+@app.command("export-masters")
+def export_masters(
+    font: Path = typer.Argument(..., help="A variable font written by `convert`."),
+    designspace: Path = typer.Option(..., help="The .designspace to write; masters go beside it."),
+) -> None:
+    """Editable masters: one static TTF per corner and a designspace that fontTools.varLib builds."""
+    from proceedings.niv.masters import export_masters as run
+
+    if not font.is_file():
+        raise ProceedingsError(f"'{font}' does not exist")
+    masters = run(font, designspace)
+    console.print(f"wrote {designspace} and {len(masters)} masters")

@@ -70,19 +70,54 @@ class Conversion:
         return len(self.fallback) / max(self.glyphs, 1)
 
 
-def check_input(in_path: Path, out_path: Path):
+def check_input(in_path: Path, out_path: Path, convert_quadratic: bool = False):
     """The static TrueType font, or a one-line error saying what is wrong with it."""
     if out_path.resolve() == in_path.resolve():
         raise ProceedingsError(f"OUT equals IN ('{out_path}'); the input font is never overwritten, pass another path")
     font = open_font(in_path)
+    if "fvar" in font or "gvar" in font:
+        raise ProceedingsError(f"'{in_path}' is already a variable font (it has fvar/gvar); pass a static font")
     if "CFF " in font or "CFF2" in font:
-        raise ProceedingsError(f"'{in_path}' has CFF outlines; NIV needs TrueType (glyf) outlines: re-run with "
-                               "--convert-quadratic")
+        if not convert_quadratic:
+            raise ProceedingsError(f"'{in_path}' has CFF outlines; NIV needs TrueType (glyf) outlines: re-run with "
+                                   "--convert-quadratic")
+        cubic_to_quadratic(font)
     if "fvar" in font or "gvar" in font:
         raise ProceedingsError(f"'{in_path}' is already a variable font (it has fvar/gvar); pass a static font")
     if "glyf" not in font:
         raise ProceedingsError(f"'{in_path}' has no glyf table: not a TrueType-outline font")
     return font
+
+
+def cubic_to_quadratic(font, max_error: float = 1.0) -> None:
+    """CFF -> glyf in place: cubic curves approximated by quadratics (cu2qu, within `max_error` units);
+    contours reversed, since TrueType outer contours run clockwise."""
+    from fontTools.pens.cu2quPen import Cu2QuPen
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+    from fontTools.ttLib import newTable
+
+    order = font.getGlyphOrder()
+    glyph_set = font.getGlyphSet()
+    glyf = newTable("glyf")
+    glyf.glyphOrder, glyf.glyphs = order, {}
+    for name in order:
+        pen = TTGlyphPen(glyph_set)
+        glyph_set[name].draw(Cu2QuPen(pen, max_error, reverse_direction=True))
+        glyf[name] = pen.glyph()
+    for tag in ("CFF ", "CFF2", "VORG"):
+        if tag in font:
+            del font[tag]
+    font["loca"], font["glyf"] = newTable("loca"), glyf
+    font.sfntVersion = "\0\1\0\0"
+    font["head"].glyphDataFormat = 0
+    maxp = font["maxp"]
+    maxp.tableVersion = 0x00010000
+    for attr in ("maxTwilightPoints", "maxStorage", "maxFunctionDefs", "maxInstructionDefs", "maxStackElements",
+                 "maxSizeOfInstructions", "maxComponentElements", "maxComponentDepth"):
+        setattr(maxp, attr, 0)
+    maxp.maxZones = 1
+    post = font["post"]
+    post.formatType, post.extraNames, post.mapping, post.glyphOrder = 2.0, [], {}, order
 
 
 def static_glyphs(font, max_points: int) -> tuple[list[Glyph], list[str]]:
@@ -99,17 +134,18 @@ def static_glyphs(font, max_points: int) -> tuple[list[Glyph], list[str]]:
             over.append(name)
             continue
         glyphs.append(Glyph("", "", name, outline.unicode, upm,
-                            point_features(outline.points, outline.on_curve, outline.position_in_contour(), upm),
+                            point_features(outline.points, outline.on_curve, outline.position_in_contour(),
+                                           outline.contour, upm),
                             (outline.points * 2.0 / upm).astype(np.float32), outline.contour,
                             np.zeros((0, len(AXES)), np.float32), np.zeros((0, len(outline.points), 2), np.float32)))
     return glyphs, over
 
 
 def convert(in_path: Path | str, out_path: Path | str, axes: str, predictor: Predictor,
-            fallback: AlgorithmicBaseline, max_points: int = 504) -> Conversion:
-    """Static TTF -> variable TTF at `out_path`, validated before it appears there."""
+            fallback: AlgorithmicBaseline, max_points: int = 504, convert_quadratic: bool = False) -> Conversion:
+    """Static TTF (or CFF OTF with `convert_quadratic`) -> variable TTF at `out_path`, validated first."""
     in_path, out_path = Path(in_path), Path(out_path)
-    font = check_input(in_path, out_path)
+    font = check_input(in_path, out_path, convert_quadratic)
     axis_ranges = parse_axes(axes, font)
     corners = corner_locations(axis_signs(axis_ranges))
     corner_vectors = np.stack([location_vector(c) for c in corners])

@@ -28,7 +28,7 @@ from proceedings.niv.variations import (AXES, PHANTOMS, axis_signs, corner_locat
 log = logging.getLogger(__name__)
 SPLITS = json.loads((Path(__file__).parent / "splits.json").read_text())
 CHARSETS = {"ascii": range(0x20, 0x7F), "latin": range(0x20, 0x250), "all": None}  # code points kept
-EXTRACTION_VERSION = 1  # bump when the shard format or the extraction changes
+EXTRACTION_VERSION = 3  # bump when the shard format or the extraction changes
 
 
 def cache_root() -> Path:
@@ -45,7 +45,7 @@ class Glyph:
     name: str
     unicode: int
     upm: int
-    features: np.ndarray  # (P, 4) x, y (normalised; 0 for phantoms), on-curve flag (-1 phantom), pos in contour
+    features: np.ndarray  # (P, 8) see point_features
     points: np.ndarray  # (P, 2) default outline with real phantom points, font units · 2/UPM
     contour: np.ndarray  # (P,) contour index, -1 for phantom points
     corners: np.ndarray  # (C, len(AXES)) normalised corner locations
@@ -70,11 +70,21 @@ class Dataset:
         return Dataset([g for g in self.glyphs if keep(g)])
 
 
-def point_features(points: np.ndarray, on_curve: np.ndarray, position: np.ndarray, upm: int) -> np.ndarray:
-    """(P, 4): normalised x, y; on-curve flag; position in contour. Phantom points carry zero coordinates."""
+def point_features(points: np.ndarray, on_curve: np.ndarray, position: np.ndarray, contour: np.ndarray,
+                   upm: int) -> np.ndarray:
+    """(P, 8): normalised x, y; on-curve flag (−1 phantom); position in contour; unit directions to the
+    previous and next point of the contour. Unlike the official code (x, y, on, pos, phantoms at zero),
+    phantom points keep their real coordinates (the advance point carries the advance width) and every
+    point sees its local tangent, from which the outward normal a weight change moves along follows."""
     xy = points * 2.0 / upm - 1.0
-    xy[on_curve < 0] = 0.0
-    return np.column_stack([xy, on_curve, position]).astype(np.float32)
+    towards = np.zeros((len(points), 4), np.float64)
+    for c in np.unique(contour[contour >= 0]):
+        idx = np.flatnonzero(contour == c)
+        pts = points[idx].astype(np.float64)
+        for k, neighbour in enumerate((np.roll(pts, 1, axis=0), np.roll(pts, -1, axis=0))):
+            step = neighbour - pts
+            towards[idx, 2 * k:2 * k + 2] = step / np.maximum(np.linalg.norm(step, axis=1, keepdims=True), 1e-9)
+    return np.column_stack([xy, on_curve, position, towards]).astype(np.float32)
 
 
 def extract_font(font_file: FontFile, max_points: int, charset: str, max_active: int = 2) -> dict:
@@ -95,7 +105,7 @@ def extract_font(font_file: FontFile, max_points: int, charset: str, max_active:
         outline = glyph_outline(font, name, unicodes)
         if outline.n_points > max_points:
             continue
-        feats = point_features(outline.points, outline.on_curve, outline.position_in_contour(), upm)
+        feats = point_features(outline.points, outline.on_curve, outline.position_in_contour(), outline.contour, upm)
         disp = np.stack([total_displacement(font, outline, loc) for loc in corners]) * 2.0 / upm
         rows["name"].append(name)
         rows["unicode"].append(outline.unicode)

@@ -1,7 +1,7 @@
 """The NIV network: point encoder, transformer trunk with adaLN conditioning, displacement head (spec §2.2).
 
-Each point of a glyph (x, y, on-curve flag, position in its contour; phantom points flagged −1) is
-encoded by an MLP and given a sinusoidal encoding of its index; the transformer attends over the
+Each point of a glyph (x, y, on-curve flag, position in its contour, directions to its neighbours;
+phantom points flagged −1) is encoded by an MLP and given a sinusoidal encoding of its index; the transformer attends over the
 glyph's points, each sub-layer's LayerNorm modulated by the axis condition (adaLN: x̂(1 + γ) + β with
 γ, β = Linear(c)); the head maps every point to its displacement (dx, dy) at the requested location.
 """
@@ -41,7 +41,7 @@ class NIVConfig:
     max_points: int = 504
     conditioning: str = "property"  # "property" (Property Embedding) or "addall" (the ablation)
     order: int = 2  # Property Embedding order; the official config uses 1
-    n_features: int = 4
+    n_features: int = 8  # see data.point_features
 
 
 def sinusoidal(n: int, dim: int) -> torch.Tensor:
@@ -96,7 +96,7 @@ class NIV(nn.Module):
         self.head = nn.Sequential(nn.Linear(d, d), nn.GELU(), nn.Linear(d, 2))
 
     def forward(self, features: torch.Tensor, mask: torch.Tensor, location: torch.Tensor) -> torch.Tensor:
-        """features (B, P, 4), mask (B, P) True for real points, location (B, A) -> (B, P, 2)."""
+        """features (B, P, 8), mask (B, P) True for real points, location (B, A) -> (B, P, 2)."""
         x = self.point_encoder(features) + self.position[: features.shape[1]]
         cond = self.condition_mlp(self.condition(location))
         for block in self.blocks:

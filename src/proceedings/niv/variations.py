@@ -35,8 +35,10 @@ class GlyphOutline:
         return len(self.points) - PHANTOMS
 
     def position_in_contour(self) -> np.ndarray:
-        """k / (len - 1) for point k of its contour; 0 for phantom points (spec §2.2 point features)."""
+        """k / (len - 1) for point k of its contour (spec §2.2 point features); phantom point k gets k/3,
+        so the model can tell the advance point from the other three."""
         pos = np.zeros(len(self.points), dtype=np.float32)
+        pos[-PHANTOMS:] = np.arange(PHANTOMS) / (PHANTOMS - 1)
         start = 0
         for end in self.end_points:
             length = end - start + 1
