@@ -136,3 +136,18 @@ def test_the_closed_form_pure_band_brackets_the_exact_mechanism_exponent_and_exc
         assert low - 1e-12 <= ratio <= high + 1e-12
     low, high = band.bounds(0.05)
     assert chernoff_exponent(0.35, 0.25, 0.05) / chernoff_exponent(0.35, 0.25) > high  # run at 2ε: outside
+
+
+def test_subsample_and_aggregate_exact_error_matches_the_mechanism_run_end_to_end():
+    from proceedings.dplang.montecarlo import clopper_pearson
+    from proceedings.dplang.subsample_aggregate import SubsampleAggregate
+
+    instance = families.instance("f1")
+    mechanism = SubsampleAggregate(np_identifier(), 2.0, 1e-3)
+    assert mechanism.chunks == 40  # 8⌈A⌉, A = 4.03
+    rng = np.random.default_rng(5)
+    samples = instance.distribution.sample((1500, 200), rng)
+    failures = int((mechanism.choose_many(samples, instance.collection, rng) != 0).sum())
+    low, high = clopper_pearson(failures, 1500, confidence=0.999)
+    assert low <= math.exp(mechanism.log_error(instance, 200)) <= high
+    assert mechanism.run(instance.distribution.sample(4000, rng), instance.collection, rng) == 1  # L1 = T(D)
