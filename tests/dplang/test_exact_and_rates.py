@@ -57,13 +57,16 @@ def test_exact_error_lies_in_the_monte_carlo_interval(name, learner, n):
     assert mc.log_low <= exact.log_err <= mc.log_high
 
 
-def test_countable_sandwich_brackets_the_monte_carlo_estimate():
+@pytest.mark.parametrize("learner", [np_identifier(), pure_identifier(1.0), approx_identifier(2.0, 1e-3)],
+                         ids=["np", "pure", "approx"])
+def test_countable_sandwich_brackets_the_monte_carlo_estimate(learner):
     instance = families.instance("f3")
-    exact = error_point(instance, np_identifier(), 120)
-    mc = error_point(instance, np_identifier(), 120, "mc", trials=3000, seed=2)
+    exact = error_point(instance, learner, 120)
+    mc = error_point(instance, learner, 120, "mc", trials=3000, seed=2)
     assert exact.method == "sandwich" and exact.log_low <= exact.log_high
     assert mc.log_low <= exact.log_high and exact.log_low <= mc.log_high
-    plan = np_identifier().plan(instance.collection, 120)
+    assert 0.01 < math.exp(exact.log_high) and math.exp(exact.log_low) < 0.99  # neither trivial
+    plan = learner.plan(instance.collection, 120)
     assert plan.sensitivity == 1  # the sandwich assumes no competitor contains another
 
 
