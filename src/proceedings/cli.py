@@ -16,6 +16,7 @@ from typing import Optional
 import click
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
@@ -117,14 +118,14 @@ def reproduce(
         except ProceedingsError as err:
             if slug != "all":
                 raise
-            errors.print(f"[red]{system.slug} failed:[/red] {err}")
+            errors.print(f"[red]{system.slug} failed:[/red] {escape(str(err))}")
             failed.append(system.slug)
             continue
         verdict = "[green]reproduced[/green]" if result.reproduced else "[yellow]not reproduced[/yellow]"
         console.print(f"{system.slug}: {verdict} in {result.duration_s:.1f} s "
                       f"({result.cpu_s:.1f} CPU-s), {sum(result.checks.values())} of {len(result.checks)} checks")
         for rule, holds in result.checks.items():
-            console.print(f"  {'✓' if holds else '✗'} {rule}")
+            console.print(f"  {'✓' if holds else '✗'} {rule}", markup=False, highlight=False)
     if failed:
         raise ProceedingsError(f"{len(failed)} system(s) failed: {', '.join(failed)}")
 
@@ -192,7 +193,7 @@ def main() -> None:
     try:
         app()
     except ProceedingsError as err:
-        errors.print(f"[red]error:[/red] {err}", highlight=False, soft_wrap=True)
+        errors.print(f"[red]error:[/red] {escape(str(err))}", highlight=False, soft_wrap=True)
         sys.exit(2)
 
 

@@ -24,7 +24,7 @@ def test_second_load_reads_the_cache_and_never_the_gguf(smollm2, monkeypatch):
     monkeypatch.setattr(models, "_from_gguf", no_gguf)
     start = time.perf_counter()
     model, _ = load_causal_lm("smollm2-135m", device="cpu")
-    assert time.perf_counter() - start < 10
+    assert time.perf_counter() - start < 30  # warm: ~2 s; a loaded 2-core machine needs the headroom
     first, _ = smollm2
     assert torch.equal(model.lm_head.weight, first.lm_head.weight)
 

@@ -92,3 +92,12 @@ def test_grid_results_are_identical_bit_for_bit_across_runs():
     first, second = (run_grid(plan, PointStore(None), seed=3, progress=False) for _ in range(2))
     values = lambda store: [(p.log_err, p.log_low, p.log_high) for p in store.points.values()]  # noqa: E731
     assert values(first) == values(second)
+
+
+def test_the_point_store_fingerprint_covers_exactly_the_modules_that_compute_points():
+    from proceedings.dplang.experiment import GRID_MODULES
+
+    probe = "import sys, proceedings.dplang.sweep; print(' '.join(sorted(m.split('.')[-1] for m in sys.modules " \
+            "if m.startswith('proceedings.dplang.'))))"
+    imported = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert sorted(GRID_MODULES) == imported

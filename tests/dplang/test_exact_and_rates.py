@@ -57,13 +57,16 @@ def test_exact_error_lies_in_the_monte_carlo_interval(name, learner, n):
     assert mc.log_low <= exact.log_err <= mc.log_high
 
 
-def test_countable_sandwich_brackets_the_monte_carlo_estimate():
+@pytest.mark.parametrize("learner", [np_identifier(), pure_identifier(1.0), approx_identifier(2.0, 1e-3)],
+                         ids=["np", "pure", "approx"])
+def test_countable_sandwich_brackets_the_monte_carlo_estimate(learner):
     instance = families.instance("f3")
-    exact = error_point(instance, np_identifier(), 120)
-    mc = error_point(instance, np_identifier(), 120, "mc", trials=3000, seed=2)
+    exact = error_point(instance, learner, 120)
+    mc = error_point(instance, learner, 120, "mc", trials=3000, seed=2)
     assert exact.method == "sandwich" and exact.log_low <= exact.log_high
     assert mc.log_low <= exact.log_high and exact.log_low <= mc.log_high
-    plan = np_identifier().plan(instance.collection, 120)
+    assert 0.01 < math.exp(exact.log_high) and math.exp(exact.log_low) < 0.99  # neither trivial
+    plan = learner.plan(instance.collection, 120)
     assert plan.sensitivity == 1  # the sandwich assumes no competitor contains another
 
 
@@ -136,3 +139,18 @@ def test_the_closed_form_pure_band_brackets_the_exact_mechanism_exponent_and_exc
         assert low - 1e-12 <= ratio <= high + 1e-12
     low, high = band.bounds(0.05)
     assert chernoff_exponent(0.35, 0.25, 0.05) / chernoff_exponent(0.35, 0.25) > high  # run at 2ε: outside
+
+
+def test_subsample_and_aggregate_exact_error_matches_the_mechanism_run_end_to_end():
+    from proceedings.dplang.montecarlo import clopper_pearson
+    from proceedings.dplang.subsample_aggregate import SubsampleAggregate
+
+    instance = families.instance("f1")
+    mechanism = SubsampleAggregate(np_identifier(), 2.0, 1e-3)
+    assert mechanism.chunks == 40  # 8⌈A⌉, A = 4.03
+    rng = np.random.default_rng(5)
+    samples = instance.distribution.sample((1500, 200), rng)
+    failures = int((mechanism.choose_many(samples, instance.collection, rng) != 0).sum())
+    low, high = clopper_pearson(failures, 1500, confidence=0.999)
+    assert low <= math.exp(mechanism.log_error(instance, 200)) <= high
+    assert mechanism.run(instance.distribution.sample(4000, rng), instance.collection, rng) == 1  # L1 = T(D)

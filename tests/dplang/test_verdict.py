@@ -42,7 +42,7 @@ METRICS = {
     "f3_pure_exponent_per_r": law(F3, F3_NP), "f3_approx_exponent_per_r": F3_APPROX,
     "f3_approx_ratio_previous_window": {e: 0.8 * v / F3_NP for e, v in F3_APPROX.items()},
     "f2_approx_exponent": flat(0.29), "f4_approx_exponent": flat(0.53),
-    "f1_pure_worst_exponent": F1_PURE, "pure_lower_bound_exponent": BOUND,
+    "f1_pure_worst_exponent": F1_PURE, "pure_lower_bound_exponent": BOUND, "f1_sa_exponent": flat(0.26 * F1_NP),
     "np_exponent_f1_spec_window": 0.00859, "chernoff_exponent_f1": F1_NP,
     "g1_min_exponent_low": 0.002, "g1_min_r2": 0.999,
     "f3_window_ratio": {"sqrt": 1.02, "cbrt": 0.93, "log": 0.95}, "f3_sqrt_against_cbrt_window_ratio": 0.72,
@@ -59,7 +59,7 @@ BASELINE = {
     "g1_pure_exponent": flat(F1_NP), "g1_approx_exponent": {"1e-06": flat(F1_NP)},
     "f3_pure_exponent_per_r": flat(F3_NP), "f3_approx_exponent_per_r": flat(F3_NP),
     "f2_approx_exponent": flat(0.29), "f4_approx_exponent": flat(0.53), "f1_pure_worst_exponent": flat(F1_NP),
-    "pure_band_f1": {"eps_star": F1_BAND.eps_star, "kappa": F1_BAND.kappa},
+    "f1_sa_exponent": flat(F1_NP), "pure_band_f1": {"eps_star": F1_BAND.eps_star, "kappa": F1_BAND.kappa},
     "pure_band_f3": {"eps_star": F3_BAND.eps_star, "kappa": F3_BAND.kappa},
 }
 PASSING = {"metrics": METRICS, "baseline": BASELINE}
@@ -78,6 +78,7 @@ COUNTERFACTUALS = {
     "approx DP, F1": {"metrics.f1_approx_exponent": {"1e-06": {e: F1_NP * min(1, float(e)) for e in flat(0)}}},
     "approx DP, G1": {"metrics.g1_approx_exponent": {"1e-06": {**flat(F1_NP), "0.1": 0.8 * F1_NP}}},
     "approx DP, F2/F4": {"metrics.f4_approx_exponent": flat(0.4)},
+    "subsample-and-aggregate": {"metrics.f1_sa_exponent": {e: F1_NP * min(0.26, float(e)) for e in flat(0)}},
     "approx DP, F3": {"metrics.f3_approx_ratio_previous_window": {e: 1.2 * v / F3_NP for e, v in F3_APPROX.items()}},
     "the F3 exponent per r(n) of the top window": {"metrics.f3_window_ratio": {"sqrt": 0.7, "cbrt": 0.93, "log": 0.95}},
     "tell sqrt(n) from n^(2/3)": {"metrics.f3_sqrt_against_cbrt_window_ratio": 0.95},

@@ -33,6 +33,7 @@ from proceedings.dplang.mechanisms import ProposeTestRelease
 from proceedings.dplang.privacy_audit import (NoiselessTest, OverspentExponential, OverspentTest, audit,
                                               stability_level_audit)
 from proceedings.dplang.rates import PureBand, chernoff_exponent, fit_rate
+from proceedings.dplang.subsample_aggregate import SubsampleAggregate
 from proceedings.dplang.sweep import PREFIX_SCHEDULES, Arm, PointStore, family, rate_of_schedule, run_grid
 
 ID, GEN = "identification", "generation"
@@ -56,6 +57,7 @@ COUNTABLE_APPROX_SLACK = 0.01  # ... and at every eps a ratio that does not fall
 WINDOW_DRIFT = 0.15  # per-r(n) exponent of the top window within 15 % of the window below
 LOWER_BOUND_FACTOR = 4.0  # "tight up to constants": bound exponent / achieved <= 4
 CHERNOFF_TOLERANCE = 0.05  # spec §8.3
+SA_BAND = (0.2, 0.35)  # subsample-and-aggregate: ratio -> 1/4 at every eps (m = 8⌈A⌉ chunks, subsample_aggregate.py)
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class DplangConfig:
     countable_n_high: int = 51_200
     countable_schedules: tuple[str, ...] = ("sqrt", "cbrt", "log")
     countable_eps: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0)  # F3 pure and approx arms (sqrt schedule)
+    sa_chunk_sizes: tuple[int, ...] = (1000, 2000, 4000, 8000)  # subsample-and-aggregate: n = m × chunk size
     mc_ns: tuple[int, ...] = (100, 400)
     mc_trials: int = 10_000
     audit_n: int = 8  # exhaustive privacy audits: every dataset of this size
@@ -95,25 +98,28 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     countable_ns = geometric_grid(cfg.n_low, cfg.countable_n_high)
 
     audits = privacy_audits(cfg)
-    store = PointStore(point_cache(cfg, out))  # resumable: finished arms are skipped
+    plan = grid_plan(cfg, ns, countable_ns)
+    store = PointStore(point_cache(plan, cfg.seed, out))  # resumable: finished arms are skipped
     with stopwatch() as grid_time:
-        run_grid(grid_plan(cfg, ns, countable_ns), store, seed=cfg.seed)
+        run_grid(plan, store, seed=cfg.seed)
 
     identification = exponent_table(store, "f1", ID, cfg, ns)
     generation = exponent_table(store, "g1", GEN, cfg, ns)
     minimality = minimality_rates(store, cfg, ns)
     countable = countable_rates(store, cfg, countable_ns)
     lower = lower_bound_table(store, cfg, ns)
-    agreement = monte_carlo_agreement(store, cfg)
+    aggregate = subsample_aggregate_table(cfg)
+    agreement = {**monte_carlo_agreement(store, cfg), **subsample_aggregate_agreement(cfg)}
     realizable = realizable_checks(store, cfg)
     speed = speed_table(store, cfg, ns, grid_time.wall_s, grid_time.cpu_s)
     band = PureBand.of_walk(*F1_WALK, sensitivity=1)
 
-    measured, baseline = record_numbers(identification, generation, minimality, countable, lower, agreement,
+    measured, baseline = record_numbers(identification, generation, minimality, countable, lower, aggregate, agreement,
                                         audits, realizable, max_log_error_rise(store, cfg, ns, countable_ns),
                                         band, speed)
     details = {"identification": identification, "generation": generation, "minimality": minimality,
-               "countable": countable, "lower_bounds": lower, "monte_carlo_agreement": agreement,
+               "countable": countable, "lower_bounds": lower, "subsample_aggregate": aggregate,
+               "monte_carlo_agreement": agreement,
                "privacy_audits": audits, "speed": speed}
     artifacts = make_plots(store, cfg, ns, countable_ns, identification, band, lower, out)
     artifacts.append(atomic_write_text(out / "details.json", json.dumps(details, indent=1, default=str)))
@@ -131,12 +137,18 @@ def reproduce(scale: str, seed: int = 0) -> Result:
 # ----------------------------------------------------------------------------- the grid
 
 
-def point_cache(cfg: DplangConfig, out: Path) -> Path:
-    """The resumable store, named by a fingerprint of the config and of this package's code, so a
-    changed algorithm never reuses stale points; stores of other fingerprints are removed."""
-    digest = hashlib.sha256(json.dumps(asdict(cfg), sort_keys=True).encode())
-    for source in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(source.read_bytes())
+# The modules that compute the stored points: sweep.py and what it imports (a test keeps this in step).
+GRID_MODULES = ("distributions", "evaluate", "exact", "exact_sampling", "families", "generation", "identification",
+                "languages", "laws", "learner", "mechanisms", "montecarlo", "objectives", "scores", "sweep")
+
+
+def point_cache(plan: list[tuple[Arm, list[int]]], seed: int, out: Path) -> Path:
+    """The resumable store, named by a fingerprint of the grid (arms, sample sizes, seed) and of the code
+    that computes its points, so a changed algorithm never reuses stale points while a change to the
+    analysis (this module, plots) keeps them; stores of other fingerprints are removed."""
+    digest = hashlib.sha256(json.dumps([seed, [[asdict(arm), list(ns)] for arm, ns in plan]], sort_keys=True).encode())
+    for module in GRID_MODULES:
+        digest.update((Path(__file__).parent / f"{module}.py").read_bytes())
     path = out / f"points-{digest.hexdigest()[:12]}.jsonl"
     for stale in out.glob("points-*.jsonl"):
         if stale != path:
@@ -306,6 +318,17 @@ def lower_bound_table(store: PointStore, cfg: DplangConfig, ns: list[int]) -> di
     return table
 
 
+def subsample_aggregate_table(cfg: DplangConfig) -> dict:
+    """F1 identification by subsample-and-aggregate, exact, at n = m × chunk size (m = 8⌈A⌉ chunks)."""
+    instance, table = family("f1"), {}
+    for eps in cfg.eps_grid:
+        mechanism = SubsampleAggregate(np_identifier(), eps, cfg.deltas[0])
+        ns = [mechanism.chunks * size for size in cfg.sa_chunk_sizes]
+        fit = fit_rate(ns, [mechanism.log_error(instance, n) for n in ns])
+        table[f"{eps:g}"] = {"chunks": mechanism.chunks, **fit.summary()}
+    return table
+
+
 # ----------------------------------------------------------------------------- cross-checks
 
 
@@ -320,6 +343,23 @@ def monte_carlo_agreement(store: PointStore, cfg: DplangConfig) -> dict:
             agrees = math.exp(exact.log_low) <= high and math.exp(exact.log_high) >= low
             rows[f"{arm.label} n={n}"] = {"exact": math.exp(exact.log_err), "mc": failures / mc.trials,
                                           "mc_ci999": [low, high], "agrees": agrees, "exact_method": exact.method}
+    return rows
+
+
+def subsample_aggregate_agreement(cfg: DplangConfig) -> dict:
+    """Exact subsample-and-aggregate error vs the mechanism run end to end (Monte Carlo, 99.9 %)."""
+    instance, rows = family("f1"), {}
+    mechanism = SubsampleAggregate(np_identifier(), 2.0, cfg.deltas[0])
+    rng, trials = np.random.default_rng([cfg.seed, 17]), min(cfg.mc_trials, 4000)  # 4,000 x 1,280 draws at most
+    for size in (5, 20):
+        n = mechanism.chunks * size
+        exact = math.exp(mechanism.log_error(instance, n))
+        samples = instance.distribution.sample((trials, n), rng)
+        failures = int((mechanism.choose_many(samples, instance.collection, rng) != 0).sum())  # L1 is T(D)
+        low, high = clopper_pearson(failures, trials, confidence=0.999)
+        rows[f"f1 subsample-and-aggregate eps=2 n={n}"] = {"exact": exact, "mc": failures / trials,
+                                                           "mc_ci999": [low, high], "agrees": low <= exact <= high,
+                                                           "exact_method": "binomial over chunk votes"}
     return rows
 
 
@@ -365,7 +405,7 @@ def speed_table(store: PointStore, cfg: DplangConfig, ns: list[int], wall: float
 # ----------------------------------------------------------------------------- the record
 
 
-def record_numbers(identification, generation, minimality, countable, lower, agreement, audits, realizable,
+def record_numbers(identification, generation, minimality, countable, lower, aggregate, agreement, audits, realizable,
                    curves, band, speed) -> tuple[dict, dict]:
     """(metrics, baseline) of the record: exactly the numbers `verdict` reads, plus headline extras.
 
@@ -387,6 +427,7 @@ def record_numbers(identification, generation, minimality, countable, lower, agr
         "f3_pure_exponent_per_r": countable["pure"], "f3_approx_exponent_per_r": countable["approx"],
         "f2_approx_exponent": minimality["f2"]["approx"], "f4_approx_exponent": minimality["f4"]["approx"],
         "f1_pure_worst_exponent": lower["pure_achieved"],
+        "f1_sa_exponent": {eps: row["exponent"] for eps, row in aggregate.items()},
     }
     np_values = {"f1": f1_np, "g1": g1_np, "f3": sqrt_np, "f2": exponent(minimality["f2"]["np"]),
                  "f4": exponent(minimality["f4"]["np"])}
@@ -495,6 +536,9 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
             _ratios_at_least(m["f1_approx_exponent"], np_f1, APPROX_FLOOR),
         f"approx DP, G1 generation: ratio >= {APPROX_FLOOR} at every eps and delta":
             _ratios_at_least(m["g1_approx_exponent"], np_g1, APPROX_FLOOR),
+        f"approx DP by subsample-and-aggregate, F1: ratio between {SA_BAND[0]} and {SA_BAND[1]} at every eps "
+        "(1/4 in closed form: a constant factor, not min(1, eps))":
+            all(SA_BAND[0] <= value / np_f1 <= SA_BAND[1] for value in m["f1_sa_exponent"].values()),
         f"approx DP, F2/F4 minimality: ratio >= {APPROX_FLOOR} at every eps":
             _ratios_at_least(m["f2_approx_exponent"], b["np_exponent_f2"], APPROX_FLOOR)
             and _ratios_at_least(m["f4_approx_exponent"], b["np_exponent_f4"], APPROX_FLOOR),
