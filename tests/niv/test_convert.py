@@ -21,6 +21,24 @@ def test_algorithmic_convert_passes_ots_and_hamburg_advance_grows_with_weight(op
     assert len(list((tmp_path / "m").glob("os-*.ttf"))) == 6  # default + 5 corners, rebuilt by varLib
 
 
+def test_glyphs_beyond_the_models_point_table_stay_static_instead_of_crashing(open_sans_static, tmp_path):
+    import torch
+
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.niv.baselines import AlgorithmicBaseline
+    from proceedings.niv.convert import ModelPredictor, convert
+    from proceedings.niv.model import NIV, NIVConfig
+
+    torch.manual_seed(0)
+    model = NIV(NIVConfig(d_model=16, n_layers=1, n_heads=2, point_hidden=16, max_points=24)).eval()
+    try:
+        done = convert(open_sans_static, tmp_path / "o.ttf", "wght", ModelPredictor(model), AlgorithmicBaseline(), 504)
+        assert done.over_limit and done.glyphs
+    except ProceedingsError as err:  # an untrained model may well fail validation: that is the named error
+        assert "failed validation" in str(err)
+        assert not (tmp_path / "o.ttf").exists()
+
+
 def cff_font(path):
     """A real (tiny) CFF-flavoured OpenType font, built with fontTools' FontBuilder."""
     from fontTools.fontBuilder import FontBuilder

@@ -104,6 +104,7 @@ def train(
     preset: str = typer.Option("tiny", help="tiny, small or paper: data, model size and schedule."),
     conditioning: str = typer.Option("property", help="'property' (Property Embedding) or 'addall' (ablation)."),
     out: Optional[Path] = typer.Option(None, help="Model folder; an interrupted run there resumes."),
+    steps: Optional[int] = typer.Option(None, help="Override the preset's number of steps."),
 ) -> None:
     """Train NIV on a preset's training families; re-running into the same folder resumes."""
     from dataclasses import replace
@@ -116,9 +117,13 @@ def train(
     if preset not in CONFIGS:
         raise ProceedingsError(f"unknown preset '{preset}'; choose one of: {', '.join(CONFIGS)}")
     cfg = CONFIGS[preset]
+    if steps is not None:
+        if steps < 1:
+            raise ProceedingsError(f"--steps must be positive, got {steps}")
+        cfg = replace(cfg, train=replace(cfg.train, steps=steps))
     data = build_dataset(split(cfg.split)["train"], cfg.max_points, cfg.charset, label="train")
     data = data.where(lambda g: not held_out_code_point(g.unicode))
-    target = out or default_model_dir(preset).parent / conditioning
+    target = out or default_model_dir(preset).parent / f"cli-{conditioning}"
     _, record = run(data, replace(cfg.model, conditioning=conditioning), cfg.train, target, label=conditioning)
     console.print(f"saved {target}: loss {record.losses[0]:.4f} -> {record.losses[-1]:.4f} in {record.seconds:.0f} s")
 

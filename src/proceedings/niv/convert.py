@@ -50,6 +50,11 @@ class ModelPredictor:
     """A trained NIV as a predictor."""
     model: object  # proceedings.niv.model.NIV
 
+    @property
+    def max_points(self) -> int:
+        """The most outline points the model's position table covers."""
+        return self.model.config.max_points
+
     def predict(self, glyphs: list[Glyph], corners: np.ndarray) -> list[np.ndarray]:
         from proceedings.niv.train import predict
 
@@ -149,6 +154,7 @@ def convert(in_path: Path | str, out_path: Path | str, axes: str, predictor: Pre
     axis_ranges = parse_axes(axes, font)
     corners = corner_locations(axis_signs(axis_ranges))
     corner_vectors = np.stack([location_vector(c) for c in corners])
+    max_points = min(max_points, getattr(predictor, "max_points", max_points))
     glyphs, over = static_glyphs(font, max_points)
     for name in over:
         log.warning("glyph '%s' has more than %d points: it stays static", name, max_points)
