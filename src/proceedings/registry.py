@@ -114,7 +114,8 @@ SYSTEMS: tuple[System, ...] = (
            needs=("hypothesis",), warm_up="proceedings.pbtbench.runtime:warm_up"),
     System("peagle", "P-EAGLE: parallel drafting for speculative decoding",
            "A learnable shared hidden state lets an EAGLE drafter predict several tokens in one "
-           "forward pass, 1.10-1.36x faster than autoregressive EAGLE-3."),
+           "forward pass, 1.10-1.36x faster than autoregressive EAGLE-3.",
+           warm_up="proceedings.peagle.data:warm_up"),
     System("verified_codegen", "Plan-first verified code generation and the Lean4Commit0 benchmark",
            "Deriving a joint program-and-proof plan before writing code verifies more tasks than "
            "generating the program first and proving it afterwards.", tools=("lean",)),

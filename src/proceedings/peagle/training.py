@@ -1,0 +1,202 @@
+"""Training both drafters on the target's own features (self-distillation; spec §2.2-2.4).
+
+Loss per element: KL(p_target || q_draft) over the draft vocabulary, p_target = softmax of the target's
+final hidden state through the frozen head rows. Positions whose target token lies outside the draft
+vocabulary, and prompt positions, are not trained on.
+- EAGLE-3 (`chain_loss`): training-time test, the drafter unrolled on its own hidden states for T steps
+  (depth d fed the output of depth d - 1 and the true token), loss weights 0.8^d.
+- P-EAGLE (`parallel_loss`): one forward over the COD-sampled elements (depths 0..K-1, mask inputs at
+  depths >= 1), per-depth means averaged over depths; optionally partitioned into S segments with the
+  gradient accumulated inside the sequence (`elements.partition`).
+Both see the same sequences in the same order, with the same optimiser and schedule (AdamW, linear
+warm-up, cosine decay, gradient clipping).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import torch
+import torch.nn.functional as F
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.peagle.drafter import Drafter, chain_mask
+from proceedings.peagle.elements import Elements, cod_sample, parallel_elements, partition
+from proceedings.peagle.target import FeatureSequence, in_vocabulary
+
+TTT_DECAY = 0.8  # EAGLE-3's loss weight per unrolled step
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    steps: int
+    sequences_per_step: int = 4
+    lr: float = 3e-4
+    warmup: float = 0.02  # fraction of the steps
+    clip: float = 0.5
+    ttt_steps: int = 7  # EAGLE-3
+    partitions: int = 1  # P-EAGLE
+    cod_ratio: float = 0.7
+    cod_min: float = 0.2
+    seed: int = 0
+
+
+@dataclass
+class TrainRecord:
+    steps: int = 0
+    sequences: int = 0
+    tokens: int = 0
+    elements: int = 0  # drafter positions computed (recomputed prefixes and unrolled steps included)
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    losses: list[float] = field(default_factory=list)
+
+
+def _kl(drafter: Drafter, seq: FeatureSequence, x: torch.Tensor, target_positions: torch.Tensor) -> torch.Tensor:
+    """KL(p_target || q_draft) per row of the residual stream x against the target at `target_positions`."""
+    p = torch.softmax(seq.final_hidden[target_positions].float() @ drafter.head.T, -1)
+    return (torch.special.xlogy(p, p) - p * torch.log_softmax(drafter.logits(x), -1)).sum(-1)
+
+
+def parallel_inputs(drafter: Drafter, seq: FeatureSequence, el: Elements) -> tuple[torch.Tensor, torch.Tensor]:
+    """fc(features) and the next token's embedding at depth 0; fc(mask_hidden) and the mask embedding deeper."""
+    real = el.depths == 0
+    mask_hidden, mask_embedding = drafter.mask_inputs(len(el))
+    hidden, embeddings = mask_hidden.clone(), mask_embedding.clone()
+    hidden[real] = drafter.fc(seq.features[el.anchors[real]].float())
+    embeddings[real] = drafter.embed(seq.tokens[el.anchors[real] + 1])
+    return hidden, embeddings
+
+
+def parallel_loss(drafter: Drafter, seq: FeatureSequence, el: Elements) -> torch.Tensor:
+    """Sum of weight x KL over the elements with a weight (one forward, the precomputed mask)."""
+    hidden, embeddings = parallel_inputs(drafter, seq, el)
+    x, _ = drafter(hidden, embeddings, el.positions, el.mask())
+    trained = el.weights > 0
+    return (el.weights[trained] * _kl(drafter, seq, x[trained], (el.positions + 1)[trained])).sum()
+
+
+def chain_outputs(drafter: Drafter, seq: FeatureSequence, steps: int):
+    """EAGLE-3's training-time test: yields (depth, anchors, residual stream) for depths 0..steps-1; depth d
+    is fed depth d-1's output and the true token x_{a+d+1}, and attends by `chain_mask`."""
+    length = len(seq.tokens)
+    past, keys_a, keys_d, x = None, [], [], None
+    for depth in range(steps):
+        anchors = torch.arange(length - 1 - depth)
+        if not len(anchors):
+            return
+        hidden = drafter.fc(seq.features[anchors].float()) if depth == 0 else x[:len(anchors)]
+        depths = torch.full_like(anchors, depth)
+        keys_a.append(anchors)
+        keys_d.append(depths)
+        mask = chain_mask(anchors, depths, torch.cat(keys_a), torch.cat(keys_d))
+        x, kv = drafter(hidden, drafter.embed(seq.tokens[anchors + 1 + depth]), anchors + depth, mask, past)
+        past = kv if past is None else [(torch.cat([pk, k], 1), torch.cat([pv, v], 1)) for (pk, pv), (k, v) in zip(past, kv)]
+        yield depth, anchors, x
+
+
+def chain_loss(drafter: Drafter, seq: FeatureSequence, steps: int, valid: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """(sum_d 0.8^d mean KL at depth d / sum_d 0.8^d, elements computed)."""
+    total, weight, elements = torch.zeros(()), 0.0, 0
+    for depth, anchors, x in chain_outputs(drafter, seq, steps):
+        elements += len(anchors)
+        keep = valid[anchors + 1 + depth]
+        if keep.any():
+            total = total + TTT_DECAY ** depth * _kl(drafter, seq, x[keep], (anchors + 1 + depth)[keep]).mean()
+            weight += TTT_DECAY ** depth
+    return total / max(weight, 1e-12), elements
+
+
+def _schedule(cfg: TrainConfig):
+    warm = max(1, round(cfg.warmup * cfg.steps))
+
+    def factor(step: int) -> float:
+        if step < warm:
+            return (step + 1) / warm
+        return 0.5 * (1 + math.cos(math.pi * (step - warm) / max(1, cfg.steps - warm)))
+    return factor
+
+
+def sequence_loss_backward(drafter: Drafter, seq: FeatureSequence, cfg: TrainConfig, valid: torch.Tensor,
+                           generator: torch.Generator, scale: float) -> tuple[float, int]:
+    """Forward + backward of one sequence (P-EAGLE: segment by segment); returns (loss, elements)."""
+    if drafter.parallel:
+        kept = cod_sample(valid, drafter.cfg.k_train, cfg.cod_ratio, cfg.cod_min, generator)
+        loss_value, elements = 0.0, 0
+        for part in partition(parallel_elements(kept, len(seq.tokens)), cfg.partitions):
+            loss = parallel_loss(drafter, seq, part)
+            (loss * scale).backward()
+            loss_value += float(loss.detach())
+            elements += len(part)
+        return loss_value, elements
+    loss, elements = chain_loss(drafter, seq, cfg.ttt_steps, valid)
+    (loss * scale).backward()
+    return float(loss.detach()), elements
+
+
+def train_drafter(drafter: Drafter, sequences: Sequence[FeatureSequence], cfg: TrainConfig,
+                  progress: str | None = None) -> TrainRecord:
+    """`cfg.steps` optimiser steps over the sequences in a fixed order (the same for every method)."""
+    from proceedings.core.progress import progress_bar
+
+    if not sequences:
+        raise ProceedingsError("no training sequences")
+    in_vocab = in_vocabulary(drafter.draft_to_target, drafter.cfg.target_vocab)
+    valid = [s.loss_valid(in_vocab) for s in sequences]
+    params = drafter.trainable_parameters()
+    optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _schedule(cfg))
+    generator = torch.Generator().manual_seed(cfg.seed)
+    record = TrainRecord()
+    drafter.train()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    for step in progress_bar(range(cfg.steps), desc=progress or "train", disable=progress is None, unit="step"):
+        ids = [(step * cfg.sequences_per_step + i) % len(sequences) for i in range(cfg.sequences_per_step)]
+        optimizer.zero_grad(set_to_none=True)
+        step_loss = 0.0
+        for i in ids:
+            loss, elements = sequence_loss_backward(drafter, sequences[i], cfg, valid[i], generator, 1 / len(ids))
+            step_loss += loss / len(ids)
+            record.elements += elements
+            record.tokens += len(sequences[i].tokens)
+        if not math.isfinite(step_loss):
+            raise ProceedingsError(f"non-finite loss at step {step} (sequences {ids}); the drafter keeps its last "
+                                   "good weights")
+        torch.nn.utils.clip_grad_norm_(params, cfg.clip)
+        optimizer.step()
+        scheduler.step()
+        record.steps += 1
+        record.sequences += len(ids)
+        record.losses.append(step_loss)
+    record.wall_s, record.cpu_s = time.perf_counter() - wall0, time.process_time() - cpu0
+    drafter.eval()
+    return record
+
+
+def depth_accuracy(drafter: Drafter, sequences: Sequence[FeatureSequence], depths: int) -> list[float]:
+    """Held-out top-1 agreement with the target's token, per depth 0..depths-1, at response positions whose
+    target token is in the draft vocabulary (EAGLE-3 unrolled on its own hidden states, P-EAGLE with mask
+    inputs at every anchor)."""
+    in_vocab = in_vocabulary(drafter.draft_to_target, drafter.cfg.target_vocab)
+    hits, counts = [0] * depths, [0] * depths
+    with torch.no_grad():
+        for seq in sequences:
+            valid = seq.loss_valid(in_vocab)
+            if drafter.parallel:
+                kept = cod_sample(valid, depths, 1.0, 1.0)
+                el = parallel_elements(kept, len(seq.tokens))
+                hidden, embeddings = parallel_inputs(drafter, seq, el)
+                x, _ = drafter(hidden, embeddings, el.positions, el.mask())
+                outputs = [(d, el.anchors[el.depths == d], x[el.depths == d]) for d in range(depths)]
+            else:
+                outputs = list(chain_outputs(drafter, seq, depths))
+            for depth, anchors, x in outputs:
+                target = anchors + 1 + depth
+                keep = valid[target]
+                guess = drafter.draft_to_target[drafter.logits(x[keep]).argmax(-1)]
+                hits[depth] += int((guess == seq.argmax[target[keep]]).sum())
+                counts[depth] += int(keep.sum())
+    return [h / c if c else 0.0 for h, c in zip(hits, counts)]
