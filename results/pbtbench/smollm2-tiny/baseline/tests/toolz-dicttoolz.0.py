@@ -1,0 +1,4 @@
+import toolz
+
+# Example
+def example_function()

@@ -1,0 +1,48 @@
+"""Property-based tests for boltons 26.2.0 (boltons-barrellist-mutation)."""
+from hypothesis import given, settings
+
+
+"""Reference properties (hidden): one per bug."""
+from boltons.listutils import BarrelList
+
+
+def prop_insert_at_end(values: list[int], extra: list[int]) -> None:
+    """insert(len(bl), x) appends, on a split list too."""
+    barrel, model = BarrelList(values), list(values)
+    barrel.insert(0, -1)
+    model.insert(0, -1)
+    for x in extra:
+        barrel.insert(len(model), x)
+        model.insert(len(model), x)
+    assert list(barrel) == model
+
+
+def prop_pop_everything(values: list[int], pops: int) -> None:
+    """Successive pop() calls return the elements from the end, across barrels."""
+    barrel, model = BarrelList(values), list(values)
+    barrel.insert(0, -1)
+    model.insert(0, -1)
+    for _ in range(min(max(pops, 0), len(model))):
+        assert barrel.pop() == model.pop()
+
+
+from hypothesis import strategies as st
+
+_long = st.integers(30000, 31000).map(lambda n: list(range(n)))
+
+STRATEGIES = {
+    "prop_insert_at_end": dict(values=_long, extra=st.lists(st.integers(0, 9), min_size=1, max_size=3)),
+    "prop_pop_everything": dict(values=_long, pops=st.integers(11400, 11800)),
+}
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_insert_at_end'])
+def test_insert_at_end(values, extra):
+    prop_insert_at_end(values, extra)
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_pop_everything'])
+def test_pop_everything(values, pops):
+    prop_pop_everything(values, pops)
