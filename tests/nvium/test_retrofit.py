@@ -28,6 +28,7 @@ def test_retrofitted_smollm2_has_the_pretrained_logits(retrofitted):
     assert out.log_weights[..., :-1].exp().max().item() < 1e-12  # zero-mass initialisation
 
 
+@pytest.mark.slow  # ~6 s; the pretrained-logits test above is the fast check of the same equivalence
 def test_retrofitted_smollm2_reproduces_the_greedy_output_for_three_prompts(retrofitted):
     ours, hf, tokenizer = retrofitted
     for prompt in PROMPTS:
