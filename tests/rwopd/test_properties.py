@@ -23,6 +23,13 @@ def test_identity_rewrite_is_always_equivalent(seed, category, rewrite_seed):
         assert result.verdict == Verdict.EQUIVALENT, (original, rewritten, result.notes)
 
 
+def equal_on_every_trace(a: str, b: str) -> bool:
+    """Trace equality alone: a side that folds to a constant reads no signal, so the checker's signal
+    correspondence calls such a pair DIFFERENT while saying the traces agree."""
+    result = check_equivalence(a, b)
+    return result.verdict == Verdict.EQUIVALENT or result.message.startswith("equal on every trace")
+
+
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_changing_a_fixed_delay_is_never_equivalent(seed):
@@ -30,10 +37,10 @@ def test_changing_a_fixed_delay_is_never_equivalent(seed):
     if "|-> ##" not in original or "##[" in original:
         return
     head, _, tail = original.partition("|-> ##")
-    if check_equivalence(f"{head}|-> 1'b0", f"{head}|-> 1'b1").verdict == Verdict.EQUIVALENT:
+    if equal_on_every_trace(f"{head}|-> 1'b0", f"{head}|-> 1'b1"):
         return  # the antecedent never matches (e.g. !s && $rose(s)): every consequent is vacuous
     digits = tail.split(" ", 1)
-    if check_equivalence(digits[1], f"{digits[1]} || 1'b1").verdict == Verdict.EQUIVALENT:
+    if equal_on_every_trace(digits[1], f"{digits[1]} || 1'b1"):
         return  # a tautological consequent holds at any delay
     later = f"{head}|-> ##{int(digits[0]) + 1} {digits[1]}"
     assert check_equivalence(original, later).verdict != Verdict.EQUIVALENT
