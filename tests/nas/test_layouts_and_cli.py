@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 import torch
 
 from proceedings.nas.editing import Editor
@@ -22,6 +23,7 @@ def _tiny_gpt2(tok):
     return model
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_gpt2_edit_goes_through_the_transposed_conv1d(tiny_editing, invented, tmp_path):
     _, tok = tiny_editing
     model = _tiny_gpt2(tok)
@@ -48,6 +50,7 @@ def _cli(*args):
     return CliRunner().invoke(app, list(args))
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_cli_stream_resume_plot_and_eval(tmp_path):
     run = tmp_path / "run"
     common = ["--model", "tiny", "--n", "4", "--lambda", "150", "--layers", "1,2", "--no-nas"]

@@ -22,6 +22,7 @@ def _greedy(model, tok, prompt, n=2):
     return tok.decode(out[0, ids.shape[1]:])
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_single_memit_nas_edit_flips_france_and_keeps_germany(smollm2, tmp_path):
     model, tok = copy.deepcopy(smollm2[0]), smollm2[1]
     assert _greedy(model, tok, "The capital of France is").startswith(" Paris")
@@ -37,6 +38,7 @@ def test_single_memit_nas_edit_flips_france_and_keeps_germany(smollm2, tmp_path)
     assert _greedy(model, tok, "The capital of Germany is").startswith(" Berlin")
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_known_fact_requests_are_deterministic_counterfactuals(smollm2):
     model, tok = smollm2
     facts = known_facts(model, tok, ["capital"], top_k=1)

@@ -3,6 +3,7 @@
 import copy
 import json
 
+import pytest
 import torch
 
 from proceedings.nas.editing import Editor
@@ -19,6 +20,7 @@ def _edit_weights(model, layers):
     return {layer: edit_weight(model, layout, layer).detach().clone() for layer in layers}
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_tiny_stream_resume_is_bit_identical(tiny_editing, invented, tiny_hparams, nas_cache, tmp_path):
     model, tok = tiny_editing
     requests = invented[0][:6]

@@ -43,6 +43,7 @@ def test_resume_with_another_model_or_corpus_is_refused_naming_both(tiny_editing
                    cache_dir=nas_cache, progress=False)
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_eval_with_original_differs_from_self_reference_on_an_edited_model(tiny_editing, invented, tmp_path):
     model, tok = tiny_editing
     edited = copy.deepcopy(model)

@@ -21,6 +21,7 @@ def micro(tmp_path, monkeypatch):
     return config
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_reproduce_measures_both_models_and_derives_the_verdict(micro):
     result = experiment.reproduce("tiny")
     m, b = result.metrics, result.baseline

@@ -115,6 +115,7 @@ def test_runs_at_a_positive_temperature_differ(tiny_lm):
     assert len(runs) == 3 and len(greedy) == 1
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_chat_agent_lists_reads_runs_and_submits_through_a_loopback_server(tmp_path):
     lru_problem = subset_problem(tmp_path / "problems", "cachetools-caches", ["sized-update-evicts-self"])
     code = reference_test_file(lru_problem, lru_problem.bugs).replace("max_examples=200", "max_examples=60")

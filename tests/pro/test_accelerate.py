@@ -37,6 +37,7 @@ WatermarkTrainer(model, tokenizer, train, policy=cfg.policy, kgw=cfg.kgw).fit(
 """
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_bf16_mixed_precision_computes_in_bf16_and_keeps_fp32_weights(tiny_world, tiny_blocks, tmp_path):
     from proceedings.pro.experiment import CONFIGS
     from proceedings.pro.training import WatermarkTrainer

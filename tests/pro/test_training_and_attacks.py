@@ -112,6 +112,7 @@ def test_released_model_directory_never_holds_a_key(tiny_world, tmp_path):
         save_model_dir(tiny_world[0], tiny_world[1], tmp_path / "model", {})
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_cli_detect_with_a_foreign_key_exits_2_naming_both_hashes(tiny_pro_run):
     from proceedings.pro.key import load_key
 

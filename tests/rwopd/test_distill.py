@@ -43,6 +43,7 @@ def test_forward_kl_is_zero_when_student_equals_teacher(models):
     assert abs(reverse.item()) < 1e-5
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_training_resumes_from_checkpoint_bit_exactly(models, tmp_path):
     teacher, student, tok = models
     pool = generate_pairs(8, seed=0)
@@ -59,6 +60,7 @@ def test_training_resumes_from_checkpoint_bit_exactly(models, tmp_path):
         assert torch.equal(p, q)
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_every_arm_makes_the_same_number_of_student_generations(models):
     teacher, student, tok = models
     pool = generate_pairs(8, seed=0)

@@ -39,6 +39,7 @@ def test_keys_follow_the_settings_each_model_depends_on():
     assert teacher_key(CFG, 0) in student_key(CFG, 0) and "teacher" not in student_key(base, 0)
 
 
+@pytest.mark.slow  # moved out of the fast suite: the system's fast tests were over 25 s
 def test_student_is_cut_from_the_teacher_and_a_new_student_reuses_the_cached_teacher(cache):
     teacher, student, _, info = prepared_models(CFG)
     assert torch.equal(student.model.layers[0].mlp.up_proj.weight, teacher.model.layers[0].mlp.up_proj.weight)
