@@ -2,7 +2,10 @@
 timeouts kill children, memory limit, allow-listed environment, no Hypothesis database."""
 
 import os
+import signal
 import socket
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -79,14 +82,66 @@ def test_the_unisolated_level_runs_nothing_unless_asked_for_unsafely():
     assert report.verdicts == {"test_connect": "passed"} and report.level == "process-group"
 
 
-def _alive(tag):
+def _holding(tag):
+    """Pids of the processes whose command line holds `tag`."""
+    pids = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             if tag in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
-                return True
+                pids.append(int(pid))
         except OSError:
             continue
-    return False
+    return pids
+
+
+def _alive(tag):
+    return bool(_holding(tag))
+
+
+HARNESS = r"""
+import sys
+from proceedings.pbtbench.sandbox import Limits, Sandbox, available_level
+from proceedings.pbtbench.trigger import run_all
+
+available_level()  # probed once here; the forked workers inherit the answer
+
+RUN = ("import subprocess, time\n"
+       "subprocess.Popen(['sh', '-c', 'sleep 300', 'TAG-grandchild'], start_new_session=True)\n"
+       "time.sleep(300)  # TAG-child")
+
+def sandboxed(i):
+    return Sandbox(Limits(wall_s=300, cpu_s=300), unsafe=True).run(["-c", RUN], {}).returncode
+
+print(run_all(sandboxed, [0, 1], jobs=2))
+"""
+
+
+def test_killing_the_harness_kills_its_workers_and_their_sandboxed_runs(tmp_path):
+    tag = f"pbtbench-orphan-{uuid.uuid4().hex}"
+    script = tmp_path / "harness.py"
+    script.write_text(HARNESS.replace("TAG", tag))
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 90
+        while len(_holding(f"{tag}-grandchild")) < 2:  # both workers' runs started their own child
+            assert parent.poll() is None, parent.stderr.read().decode()
+            assert time.monotonic() < deadline, "the sandboxed runs never started"
+            time.sleep(0.2)
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 15
+        while _alive(tag) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        survivors = _holding(tag)
+        assert not survivors, f"{len(survivors)} processes outlived the killed harness"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        for pid in _holding(tag):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 @pytest.mark.slow

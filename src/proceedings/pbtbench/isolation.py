@@ -11,6 +11,8 @@ root and places in it, read-only unless said otherwise:
     /proc, /dev/{null,zero,random,urandom}, /tmp (tmpfs)
 
 then `pivot_root`s into it, detaches the old root and runs the command as an unprivileged user.
+The namespace's first process dies with its launcher (SIGKILL), and every process in the
+namespace with it, so a killed harness leaves nothing running.
 Nothing else exists there: not the repository, not the installed clean library, not the patches,
 lock files, docs or reference properties. Network: a fresh namespace with no interface up.
 
@@ -92,7 +94,10 @@ def _mount_script(run_dir: Path, runtime: Path, overlay: Path | None, drop_uid: 
     lines += ["mount -t proc -o nosuid,nodev,noexec proc proc",
               "mount -t tmpfs -o mode=1777,size=64m,nosuid,nodev pbtbench-tmp tmp",
               'mount -o remount,ro "$R"', "pivot_root . .old", "umount -l /.old", f"cd {RUN}/tests", "unset OLDPWD"]
-    drop = ["setpriv", "--no-new-privs", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]
+    # --pdeathsig: `unshare --kill-child` arms SIGKILL for the namespace's first process, but the kernel
+    # clears it when that process changes uid; re-armed here, the namespace dies with its launcher.
+    drop = ["setpriv", "--pdeathsig", "KILL", "--no-new-privs", "--inh-caps=-all", "--ambient-caps=-all",
+            "--bounding-set=-all"]
     if drop_uid:
         drop[1:1] = [f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     lines += ['PATH="$SANDBOX_PATH"', "exec " + " ".join(drop) + ' -- "$@"']

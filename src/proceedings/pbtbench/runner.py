@@ -20,7 +20,7 @@ import json
 import logging
 import os
 import platform
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
@@ -32,7 +32,7 @@ from proceedings.pbtbench.agents.base import Agent
 from proceedings.pbtbench.metrics import per_bug_rows, summarise
 from proceedings.pbtbench.integrity import installed_unchanged
 from proceedings.pbtbench.problem import Problem
-from proceedings.pbtbench.sandbox import Limits, Sandbox, available_level
+from proceedings.pbtbench.sandbox import Limits, Sandbox, available_level, worker_pool
 from proceedings.pbtbench.scorer import Scorer
 
 log = logging.getLogger(__name__)
@@ -112,7 +112,7 @@ def run_benchmark(agent: Agent, problems: list[Problem], out: Path | str, runs: 
             for args in arguments:
                 _record(results_path, _instance(args), progress)
         else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
+            with worker_pool(jobs) as pool:
                 for future in as_completed([pool.submit(_instance, a) for a in arguments]):
                     _record(results_path, future.result(), progress)
     return write_summary(out, [p.id for p in problems])

@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -188,13 +189,14 @@ class Sandbox:
         with open(run_dir / "stdout.txt", "wb") as stdout, open(run_dir / "stderr.txt", "wb") as stderr:
             proc = subprocess.Popen(argv, cwd=tests, env=child_env, stdout=stdout, stderr=stderr,
                                     stdin=subprocess.DEVNULL, start_new_session=True,
-                                    preexec_fn=self._apply_limits)
+                                    preexec_fn=functools.partial(self._apply_limits, os.getpid()))
             timed_out = False
             try:
                 proc.wait(timeout=self.limits.wall_s)
             except subprocess.TimeoutExpired:
                 timed_out = True
-            _kill_group(proc, timed_out)
+            finally:  # also when the harness is interrupted: nothing of the run outlives it
+                _kill_group(proc, timed_out)
         wall = time.perf_counter() - started
         written = [p for p in out.iterdir() if p.is_file()]
         return RunOutcome(returncode=None if timed_out else proc.returncode, timed_out=timed_out, wall_s=wall,
@@ -231,9 +233,9 @@ class Sandbox:
         child.update(env)
         return argv + python_args, child
 
-    def _apply_limits(self) -> None:
+    def _apply_limits(self, harness_pid: int) -> None:
         """preexec_fn: runs in the child just before exec."""
-        _die_with_parent()
+        die_with_parent(harness_pid)
         limits = self.limits
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
@@ -244,13 +246,21 @@ class Sandbox:
             resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
 
 
-def _die_with_parent() -> None:
-    """Ask the kernel to SIGKILL the launcher if the harness dies (it then takes its namespace along)."""
+def die_with_parent(parent: int | None = None) -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies; exit at once if the parent
+    (pid `parent`) is already gone. A launcher then takes its namespace along, a worker its runs."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
+
+
+def worker_pool(jobs: int) -> ProcessPoolExecutor:
+    """A process pool whose workers (and so their sandboxed runs) die when the caller dies."""
+    return ProcessPoolExecutor(max_workers=jobs, initializer=die_with_parent, initargs=(os.getpid(),))
 
 
 def _kill_group(proc: subprocess.Popen, timed_out: bool) -> None:

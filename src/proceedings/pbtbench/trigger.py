@@ -22,7 +22,6 @@ import datetime as _dt
 import json
 import platform
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from importlib import metadata
 from pathlib import Path
@@ -35,7 +34,7 @@ from proceedings.pbtbench.overlay import installed_site_packages, patched_texts
 from proceedings.pbtbench.patching import PatchError, apply_patch, lint_patch, read_from
 from proceedings.pbtbench.problem import Bug, Problem
 from proceedings.pbtbench.pytest_run import run_pytest
-from proceedings.pbtbench.sandbox import Limits, Sandbox, target_for
+from proceedings.pbtbench.sandbox import Limits, Sandbox, target_for, worker_pool
 
 FIRST_SEED = 1000
 REFERENCE_MIN = 0.95
@@ -226,5 +225,5 @@ def run_all(function, arguments: list, jobs: int) -> list:
     """`function` over `arguments` in order, in `jobs` processes when more than one."""
     if jobs <= 1 or len(arguments) <= 1:
         return [function(a) for a in arguments]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with worker_pool(jobs) as pool:
         return list(pool.map(function, arguments))
