@@ -1,6 +1,7 @@
 """Exact calculators agree with enumeration and Monte Carlo; rates match the Chernoff exponents."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from proceedings.dplang.generation import approx_generator, np_generator, pure_g
 from proceedings.dplang.identification import approx_identifier, np_identifier, pure_identifier
 from proceedings.dplang.laws import step_walk_law
 from proceedings.dplang.rates import PureBand, chernoff_exponent, fit_rate
+from proceedings.dplang.sweep import PREFIX_SCHEDULES
 
 ALGORITHMS = {
     "identification": [np_identifier(), pure_identifier(0.7), approx_identifier(2.0, 1e-2)],
@@ -68,6 +70,38 @@ def test_countable_sandwich_brackets_the_monte_carlo_estimate(learner):
     assert 0.01 < math.exp(exact.log_high) and math.exp(exact.log_low) < 0.99  # neither trivial
     plan = learner.plan(instance.collection, 120)
     assert plan.sensitivity == 1  # the sandwich assumes no competitor contains another
+
+
+G2_LEARNERS = [np_generator(prefix=PREFIX_SCHEDULES["log"]), pure_generator(0.5, prefix=PREFIX_SCHEDULES["log"]),
+               approx_generator(4.0, 1e-2, prefix=PREFIX_SCHEDULES["log"])]
+
+
+@pytest.mark.parametrize("learner", G2_LEARNERS, ids=["np", "pure", "approx"])
+def test_countable_generation_bounds_bracket_full_enumeration_and_monte_carlo(learner):
+    instance = families.instance("g2")
+    for n in (14, 21):  # k(n) = 3 and 4 languages: 5 and 7 cells with mass
+        bounds = error_point(instance, learner, n)
+        exact = error_point(instance, learner, n, "enumerate").log_err
+        assert bounds.method == "sandwich" and bounds.log_low <= exact + 1e-9 and exact <= bounds.log_high + 1e-9
+    bounds, mc = error_point(instance, learner, 30), error_point(instance, learner, 30, "mc", trials=3000, seed=3)
+    assert mc.log_low <= bounds.log_high and bounds.log_low <= mc.log_high
+    assert 0.001 < math.exp(bounds.log_high) and math.exp(bounds.log_low) < 0.99  # neither trivial
+
+
+def test_countable_generation_is_exponential_where_identification_is_not():
+    """G2: per sample, generation's exponent settles (exp(-Θ(n))); identification's keeps falling."""
+    instance = families.instance("g2")
+    generation = error_curve(instance, np_generator(prefix=PREFIX_SCHEDULES["log"]), [1000, 2000, 4000, 8000])
+    identification = error_curve(instance, np_identifier(), [1000, 2000, 4000, 8000])
+    per_n = lambda curve: [(a.log_low - b.log_low) / (b.n - a.n) for a, b in zip(curve, curve[1:])]  # noqa: E731
+    walk = chernoff_exponent(*instance.competitors(instance.rival))  # W = N_3 - N_1, the non-private rate
+    assert all(abs(rate / walk - 1) < 0.1 for rate in per_n(generation))
+    assert per_n(identification)[-1] < 0.5 * per_n(identification)[0]
+
+
+def test_the_generation_sandwich_refuses_a_menu_without_its_structure():
+    with pytest.raises(ProceedingsError, match="disjoint|structure"):
+        error_point(replace(families.instance("g2"), rival=2), np_generator(prefix=PREFIX_SCHEDULES["log"]), 50)
 
 
 def test_errors_decrease_in_n_pure_costs_more_and_nothing_underflows():

@@ -10,7 +10,7 @@ from proceedings.dplang import families
 from proceedings.dplang.generation import approx_generator, np_generator, pure_generator
 from proceedings.dplang.identification import Identifier, approx_identifier, np_identifier, pure_identifier
 from proceedings.dplang.mechanisms import ExponentialMechanism, ProposeTestRelease, TruncatedLaplace
-from proceedings.dplang.privacy_audit import (NoiselessTest, OverspentExponential, OverspentTest, audit,
+from proceedings.dplang.privacy_audit import (NoiselessTest, OverspentExponential, OverspentTest, audit, class_audit,
                                               privacy_losses, stability_level_audit, universe_cells)
 from proceedings.dplang.scores import CellCounts
 
@@ -94,6 +94,35 @@ def test_2eps_and_1_3eps_variants_fail_on_every_family_where_they_are_not_privat
         on_datasets = audit(instance, Identifier(test), n, eps, delta).passed
         assert not (on_datasets and stability_level_audit(test, eps, delta)["passed"])
     assert audit(instance, approx_identifier(eps, delta), n, eps, delta).passed
+
+
+@pytest.mark.parametrize("family", FAMILIES + ["f3"])
+def test_the_class_audit_finds_exactly_what_enumerating_every_dataset_finds(family):
+    """One representative per class of datasets with equal law keys covers every neighbouring pair."""
+    instance = families.instance(family)
+    for learner, delta in ((pure_identifier(EPS), 0.0), (approx_identifier(EPS, DELTA), DELTA),
+                           (pure_generator(EPS), 0.0), (approx_generator(EPS, DELTA), DELTA),
+                           (Identifier(OverspentExponential(EPS, factor=2.0)), 0.0),
+                           (Identifier(OverspentTest(EPS, DELTA, factor=1.3)), DELTA)):
+        full, classes = audit(instance, learner, 6, EPS, delta), class_audit(instance, learner, 6, EPS, delta)
+        assert classes.passed == full.passed and classes.datasets <= full.datasets
+        assert classes.max_hockey_stick == pytest.approx(full.max_hockey_stick, abs=1e-15)
+        assert classes.max_privacy_loss == pytest.approx(full.max_privacy_loss, abs=1e-12)
+        assert classes.score_range == full.score_range
+
+
+@pytest.mark.parametrize("family", ["f1", "g1", "f2"])
+@pytest.mark.parametrize("eps, delta", SETTINGS)
+def test_class_audits_at_n_2_delta_a_exercise_the_release_branch_and_fail_broken_tests(family, eps, delta):
+    instance, bound = families.instance(family), math.ceil(TruncatedLaplace(eps, delta).bound)
+    learner = approx_identifier(eps, delta)
+    n = 2 * learner.plan(instance.collection, 2).sensitivity * (bound + 2)
+    result = class_audit(instance, learner, n, eps, delta)
+    assert result.passed and result.max_release_probability > 0.5
+    assert result.max_hockey_stick == pytest.approx(delta, rel=1e-6)  # tight, as at the stability levels
+    for broken in (OverspentTest(eps, delta, factor=2.0), OverspentTest(eps, delta, factor=1.3),
+                   NoiselessTest(eps, delta)):
+        assert not class_audit(instance, Identifier(broken), n, eps, delta).passed
 
 
 @pytest.mark.parametrize("eps, delta", SETTINGS + [(0.05, 1e-9)])

@@ -48,7 +48,8 @@ class ErrorPoint:
 def choose_method(instance: Instance, learner: Learner, n: int) -> str:
     if learner.task in instance.reductions:
         return "reduced"
-    if instance.competitors is not None and learner.task == "identification":
+    if (instance.competitors is not None and learner.task == "identification") or (
+            instance.rival is not None and learner.task == "generation"):
         return "sandwich"
     if instance.collection.is_finite:
         cells = len(cell_masses(instance, learner.plan(instance.collection, n))[1])

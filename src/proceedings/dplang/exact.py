@@ -10,6 +10,8 @@ probability that candidate m's answer is right. Three ways to take the expectati
   small n (the check on the reductions).
 - `sandwich_log_error`: for countable families, the failure event is a union over competitors j of
   events about the target's margin W_j; max_j P(E_j) <= error <= Σ_j P(E_j), both exact.
+- `generation_sandwich_log_error`: countable generation (G2), exact two-sided bounds from the laws
+  of the target's margin over a disjoint rival and of the runner-up valid menu item's margin.
 Each returns (log error, log lower end, log upper end); the ends coincide when exact.
 """
 
@@ -21,8 +23,10 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from proceedings.core.errors import ProceedingsError
+from proceedings.dplang.distributions import AtomDistribution
 from proceedings.dplang.families import Instance
 from proceedings.dplang.identification import prefix_size
+from proceedings.dplang.languages import AtomUnion
 from proceedings.dplang.laws import step_walk_law
 from proceedings.dplang.learner import Learner, Plan
 from proceedings.dplang.mechanisms import Argmax, ExponentialMechanism, ProposeTestRelease
@@ -96,6 +100,81 @@ def enumerated_log_error(instance: Instance, learner: Learner, n: int) -> tuple[
     return total, total, total
 
 
+def _language_walk(instance: Instance, plus: AtomUnion, minus: AtomUnion) -> tuple[float, float]:
+    """(D(plus \\ minus), D(minus \\ plus)): the step law of N_plus - N_minus, from the exact atom masses."""
+    if not isinstance(instance.distribution, AtomDistribution):
+        raise ProceedingsError(f"instance '{instance.name}': the generation sandwich needs a distribution over atoms")
+    masses = instance.distribution.masses
+    ids, mass = np.array(list(masses)), np.array(list(masses.values()))
+    in_plus, in_minus = plus.atoms.contains_many(ids), minus.atoms.contains_many(ids)
+    return float(mass @ (in_plus & ~in_minus)), float(mass @ (in_minus & ~in_plus))
+
+
+def _generation_structure(instance: Instance, plan) -> dict:
+    """The menu facts the G2 bounds rest on, checked on the plan rather than assumed.
+
+    With the rival L_r disjoint from the target L_t every menu item escapes L_r or L_t, so every
+    score is <= -min(N_r, N_t). Needed: an item inside L_t escaping L_r alone (`best`, score -N_r);
+    an invalid item escaping L_t alone (score -N_t); every invalid item escapes L_t; and a language
+    L_m escaped by every other item inside L_t (so propose-test-release's gap is >= min(W, V⁺)
+    with V = N_m - N_r).
+    """
+    (t,), r = instance.target.indices, instance.rival
+    languages, escapes = plan.languages, plan.escapes
+    valid = plan.valid_fraction(instance.target.indices)
+    if t > len(languages) or r > len(languages) or languages[r - 1].intersect(languages[t - 1]) is not None:
+        raise ProceedingsError(f"instance '{instance.name}': L_{r} must be in the prefix and disjoint from the target")
+    escaped = [set(np.flatnonzero(row) + 1) for row in escapes]
+    inside = [item.is_subset(languages[t - 1]) for item in plan.menu]
+    best = [g for g, e in enumerate(escaped) if inside[g] and e == {r}]
+    worst = [g for g, e in enumerate(escaped) if valid[g] == 0 and e == {t}]
+    others = [e - {r} for g, e in enumerate(escaped) if inside[g] and g not in best]
+    common = sorted(set.intersection(*others)) if others else [None]
+    if not best or not worst or not common or not all(t in e for e, v in zip(escaped, valid) if v < 1):
+        raise ProceedingsError(f"instance '{instance.name}' lacks the menu structure of the generation sandwich")
+    return {"target": t, "rival": r, "menu": len(plan.menu), "invalid": int((valid < 1).sum()),
+            "runner_up": common[0]}
+
+
+def generation_sandwich_log_error(instance: Instance, learner: Learner, n: int) -> tuple[float, float, float]:
+    """Exact bounds on countable generation's error from the laws of W = N_t - N_r and V = N_m - N_r.
+
+    Per selector (scores s_G = -max{N_i : G escapes L_i}, M menu items, M' of them invalid):
+    argmax: P(W < 0) <= error <= P(W <= 0) (ties: the first item wins);
+    exponential mechanism at scale a: E[e^{-aW⁺}]/M <= error <= E[min(1, M'e^{-aW})] (the invalid
+    item escaping L_t alone against all M items, each scoring <= -min(N_r, N_t); every invalid item
+    against the valid best);
+    propose-test-release: the gap is min(W, V⁺) when W > 0, so error = P(W <= 0) +
+    E[1{W > 0}·P(Z <= A - q(min(W, V⁺)))], bounded by dropping V (below) and by adding
+    E[P(Z <= A - q(V⁺))] (above).
+    """
+    plan = learner.plan(instance.collection, n)
+    shape = _generation_structure(instance, plan)
+    languages = plan.languages
+    values, log_w = step_walk_law(n, *_language_walk(instance, languages[shape["target"] - 1],
+                                                     languages[shape["rival"] - 1]))
+    selector = learner.selector
+    if isinstance(selector, Argmax):
+        low, high = logsumexp(log_w[values < 0]), logsumexp(log_w[values <= 0])
+    elif isinstance(selector, ExponentialMechanism):
+        a = selector.scale(plan.sensitivity)
+        low = logsumexp(log_w - a * np.maximum(values, 0)) - math.log(shape["menu"])
+        high = logsumexp(log_w + np.minimum(0.0, math.log(shape["invalid"]) - a * values))
+    elif isinstance(selector, ProposeTestRelease):
+        held = lambda v: selector.noise.log_cdf(selector.noise.bound - selector.stability(  # noqa: E731
+            np.stack([np.maximum(v, 0), np.zeros(len(v))], axis=-1), plan.sensitivity))
+        low = np.logaddexp(logsumexp(log_w[values <= 0]),
+                           logsumexp(log_w[values > 0] + held(values[values > 0])))
+        high = low
+        if shape["runner_up"] is not None:
+            v_values, log_v = step_walk_law(n, *_language_walk(instance, languages[shape["runner_up"] - 1],
+                                                               languages[shape["rival"] - 1]))
+            high = min(0.0, np.logaddexp(low, logsumexp(log_v + held(v_values))))
+    else:
+        raise ProceedingsError(f"no generation sandwich for selector '{selector.name}'")
+    return float(high), float(low), float(high)
+
+
 def _log_cdf(log_pmf: np.ndarray) -> np.ndarray:
     return np.logaddexp.accumulate(log_pmf)
 
@@ -109,6 +188,8 @@ def sandwich_log_error(instance: Instance, learner: Learner, n: int) -> tuple[fl
     expectation bounds P(answer = j) above and P(answer != t) below); W_j <= 2m for the test's
     noise level m (propose-test-release: released iff min_j W_j > 2·floor(A - Z + 1)).
     """
+    if learner.task == "generation" and instance.rival is not None:
+        return generation_sandwich_log_error(instance, learner, n)
     if instance.competitors is None or learner.task != "identification":
         raise ProceedingsError(f"instance '{instance.name}' has no competitor walks for the sandwich bounds")
     (target,) = instance.target.indices

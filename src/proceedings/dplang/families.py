@@ -6,7 +6,9 @@ An `Instance` is a collection, a distribution D and what the exact calculators m
   O(n) per point (spec §2.5's "FFT" path). Each reduction is checked against full multinomial
   enumeration in the tests;
 - `competitors` for countable families: the target's margin over competitor j is a ±1 walk, and
-  the error lies between the largest and the sum of the pairwise terms (F3).
+  the error lies between the largest and the sum of the pairwise terms (F3, G2 identification);
+- `rival` for countable generation (G2): a language disjoint from the target, whose margin decides
+  generation up to exact two-sided bounds (exact.generation_sandwich_log_error).
 
 Languages of F1-F3 are `AtomUnion`s (atom ids below), F4 are progressions, F6 regular languages.
 """
@@ -49,6 +51,7 @@ class Instance:
     tail_sup: float | None = None  # sup of coverages beyond the horizon
     reductions: Mapping[str, Reduction] = field(default_factory=dict)
     competitors: Callable[[int], tuple[float, float]] | None = None  # j -> (p_plus, p_minus) of W_j
+    rival: int | None = None  # countable generation: the language disjoint from the target (exact.py)
 
     @functools.cached_property
     def target(self) -> Target:
@@ -184,6 +187,50 @@ def countable_approach(gap: float = 0.4, base: float = 0.3, levels: int = 10_000
                     horizon=8, tail_sup=base + gap, competitors=competitor)
 
 
+def countable_generation(first_p: float = 0.15, first_q: float = 0.01, margin: float = 0.1,
+                         levels: int = 10_000) -> Instance:
+    """G2: one countable collection on which identification is exp(-o(n)) and generation exp(-Θ(n)).
+
+    Atoms: outside 0, P∞ 1, Q∞ 2, P-level l -> 2l+1, Q-level l -> 2l+2 (l = 1..levels). The target
+    L_3 = P (every P atom); L_j = P-levels < j ∪ Q-levels >= j ∪ Q∞ for j != 3. With h_j = D(Q_{>=j})
+    (h_2 = `margin`/2, h_j = 3h_2/(j+1)) and D(P_{>=j}) = 2h_j for j >= 2, c_3 - c_j = h_j -> 0: no
+    runner-up gap, so identification is F3's problem, exp(-Θ(n/k(n))). Generation only has to land
+    inside L_3: the menu item P_1 = L_2 ∩ L_3 lies in every language but L_1 = Q (disjoint from L_3),
+    so generation is decided by W = N_3 - N_1, a walk with a constant drift D(P) - D(Q): exp(-Θ(n)).
+    The first level carries most of P (`first_p`) and little of Q (`first_q`), so that the runner-up
+    among valid menu items (V = N_2 - N_1, propose-test-release's gap) decays faster than W.
+    """
+    h2 = margin / 2
+    z = _outside(first_p, 2 * h2, first_q, h2)
+    ell = np.arange(2, levels + 1)
+    level_mass = 3 * h2 / ((ell + 1) * (ell + 2))  # h_l - h_{l+1}
+    tail = 3 * h2 / (levels + 2)  # h_{levels+1}: carried by the ∞ atoms
+    masses = {0: z, 1: 2 * tail, 2: tail, 3: first_p, 4: first_q}
+    masses.update({int(2 * l + 1): float(2 * m) for l, m in zip(ell, level_mass)})
+    masses.update({int(2 * l + 2): float(m) for l, m in zip(ell, level_mass)})
+    target = AtomUnion(AtomSet(frozenset({1}), 3, 2, frozenset({1})), "P")
+
+    def language_at(j: int) -> Language:
+        if j < 1:
+            raise IndexError(f"languages are numbered from 1, not {j}")
+        if j == 3:
+            return target
+        p_levels = {2 * l + 1 for l in range(1, j)}
+        return AtomUnion(AtomSet(frozenset({2} | p_levels), 2 * j + 2, 2, frozenset({0})), f"P<{j}∪Q>={j}")
+
+    def q_tail(j: int) -> float:  # h_j = D(Q levels >= j ∪ Q∞)
+        return first_q + h2 if j <= 1 else 3 * h2 / (min(j, levels + 1) + 1)
+
+    def competitor(j: int) -> tuple[float, float]:  # W_j = N_3 - N_j = |S ∩ P_{>=j}| - |S ∩ Q_{>=j}|
+        return (first_p + 2 * h2 if j <= 1 else 2 * q_tail(j)), q_tail(j)
+
+    collection = Collection.countable("G2", language_at)
+    return Instance("g2", collection, AtomDistribution(masses, "G2"),
+                    f"countable, c_j = c* - h_j with h_j -> 0, target L3 = P, L1 = Q disjoint from it "
+                    f"(D(P) = {first_p + 2 * h2:.3g}, D(Q) = {first_q + h2:.3g})",
+                    horizon=8, tail_sup=first_p + 2 * h2, competitors=competitor, rival=1)
+
+
 def regex_family(patterns: Sequence[str], words: Sequence[str], alphabet: str | None = None,
                  name: str = "F6") -> Instance:
     """F6: regular languages (automata-lib DFAs) and the empirical distribution of a word list."""
@@ -197,12 +244,12 @@ def regex_family(patterns: Sequence[str], words: Sequence[str], alphabet: str | 
 
 FAMILIES: dict[str, Callable[[], Instance]] = {
     "f1": two_language, "f2": nested, "f3": countable_approach, "f4": arithmetic_progressions,
-    "f5": realizable, "g1": disjoint_pair,
+    "f5": realizable, "g1": disjoint_pair, "g2": countable_generation,
 }
 
 
 def instance(name: str) -> Instance:
-    """A spec family with its default parameters, by name (f1..f5, g1)."""
+    """A spec family with its default parameters, by name (f1..f5, g1, g2)."""
     try:
         return FAMILIES[name.lower()]()
     except KeyError:

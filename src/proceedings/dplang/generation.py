@@ -10,6 +10,7 @@ carries over by post-processing.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -50,6 +51,15 @@ def build_menu(languages: Sequence[Language], cap: int = MENU_CAP) -> list[Langu
     return menu
 
 
+@functools.lru_cache(maxsize=64)  # a sweep asks for the same prefix once per arm
+def menu_and_escapes(languages: tuple[Language, ...]) -> tuple[tuple[Language, ...], np.ndarray]:
+    """The menu and escapes[g, i] = menu[g] ⊄ L_i (data-independent)."""
+    menu = tuple(build_menu(languages))
+    escapes = np.array([[not item.is_subset(lang) for lang in languages] for item in menu], dtype=bool)
+    escapes.flags.writeable = False
+    return menu, escapes
+
+
 @dataclass(frozen=True)
 class GenerationPlan(Plan):
     languages: tuple[Language, ...]
@@ -78,10 +88,8 @@ class Generator(Learner):
     task: str = "generation"
 
     def plan(self, collection: Collection, n: int) -> GenerationPlan:
-        languages = collection.prefix(prefix_size(collection, n, self.prefix))
-        menu = build_menu(languages)
-        escapes = np.array([[not item.is_subset(lang) for lang in languages] for item in menu], dtype=bool)
-        return GenerationPlan(languages, tuple(menu), escapes, self.level(n))
+        languages = tuple(collection.prefix(prefix_size(collection, n, self.prefix)))
+        return GenerationPlan(languages, *menu_and_escapes(languages), self.level(n))
 
 
 def np_generator(**schedules) -> Generator:

@@ -8,6 +8,13 @@ including elements D never draws), every selector's output law is known in close
 replacement, which includes the worst-case neighbours (moving an element from the winner's exclusive
 region to the runner-up's; crossing the propose-test-release instability boundary q = 0 -> 1).
 Two deliberately broken selectors prove that the audit can fail.
+
+`class_audit` is the same audit, exhaustive over *equivalence classes* of datasets: every selector's
+law depends on a dataset only through a few linear statistics of its cell counts (`law_key_rows`),
+and a neighbouring pair is (R + e_s, R + e_t) for a dataset R of size n - 1 and cells s, t, so one
+representative per class of R and one per distinct key row covers every pair exactly. That reaches
+the n >= 2Δ(A + 2) where propose-test-release's release branch is taken (datasets with stability
+q > A), far beyond enumerating datasets.
 """
 
 from __future__ import annotations
@@ -17,14 +24,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.dplang.exact import compositions
 from proceedings.dplang.families import Instance
+from proceedings.dplang.generation import GenerationPlan
+from proceedings.dplang.identification import IdentificationPlan
 from proceedings.dplang.languages import AtomUnion, Progression, cantor_pair
 from proceedings.dplang.learner import Learner
 from proceedings.dplang.mechanisms import ExponentialMechanism, ProposeTestRelease, TruncatedLaplace, first_argmax
 from proceedings.dplang.scores import CellCounts
 
 TOLERANCE = 1e-9
+CLASS_LIMIT = 2_000_000  # representatives (classes × key rows) one class audit may score
 
 
 @dataclass(frozen=True)
@@ -91,12 +102,14 @@ class AuditResult:
     score_range: float  # max over neighbours of max_i Δv_i - min_j Δv_j (Δv: the change of the scores)
     range_loss: float  # exponential mechanisms: scale × score_range, the loss's supremum over score spreads
     passed: bool
+    max_release_probability: float = 1.0  # max over the datasets audited of P(not ⊥)
 
     def summary(self) -> dict:
         return {"mechanism": self.mechanism, "n": self.n, "eps": self.eps, "delta": self.delta,
                 "datasets": self.datasets, "pairs": self.pairs, "max_privacy_loss": self.max_privacy_loss,
                 "max_hockey_stick": self.max_hockey_stick, "score_range": self.score_range,
-                "range_loss": self.range_loss, "passed": self.passed}
+                "range_loss": self.range_loss, "max_release_probability": self.max_release_probability,
+                "passed": self.passed}
 
 
 def probe_elements(languages) -> list:
@@ -151,12 +164,83 @@ def audit(instance: Instance, learner: Learner, n: int, eps: float, delta: float
     the candidate with the smallest change dominates: small n keeps score spreads (and so the loss)
     small, so pure mechanisms must also keep scale × the largest realised score range within ε.
     """
-    plan = learner.plan(instance.collection, n)
     patterns = universe_cells(instance, learner, n)
     counts = compositions(n, len(patterns))
-    cells = CellCounts(patterns, counts, n)
-    log_probs = learner.log_output_probs(plan, cells)
     first, second = neighbour_pairs(counts)
+    return _judge(learner, learner.plan(instance.collection, n), CellCounts(patterns, counts, n), first, second,
+                  eps, delta, len(counts))
+
+
+def law_key_rows(plan, patterns: np.ndarray) -> np.ndarray:
+    """(C, d) integer rows: a dataset's output law depends on it only through counts @ rows.
+
+    Identification scores v_i = N_i - max(0, θ_n·n - e_i) enter every selector only through their
+    differences (argmax, softmax and the runner-up gap are shift-invariant), so the key is N_i - N_1 and
+    the counts |S ∩ (L_i \\ L_j)| behind the excesses. Generation scores -max{N_i : G ⊄ L_i} are 0 for an
+    item inside every language, so the key is the language counts themselves.
+    """
+    member = patterns.astype(np.int64)
+    if isinstance(plan, GenerationPlan):
+        return member
+    if not isinstance(plan, IdentificationPlan):
+        raise ProceedingsError(f"no law key for plan {type(plan).__name__}")
+    excess_parts = [(patterns[:, i] & ~patterns[:, j]).astype(np.int64) for j, i in zip(*np.nonzero(plan.below))]
+    return np.column_stack([member[:, 1:] - member[:, :1], *excess_parts]).reshape(len(patterns), -1)
+
+
+def dataset_classes(rows: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(representative counts (P, C), keys (P, d)): one dataset of `size` elements per distinct key.
+
+    Cells with equal key rows are interchangeable, so representatives use the first cell of each distinct
+    row; a zero row (a cell that moves no statistic) takes what the others leave.
+    """
+    distinct, first_cell = np.unique(rows, axis=0, return_index=True)
+    zero = np.flatnonzero(~distinct.any(axis=1))
+    moving = np.flatnonzero(distinct.any(axis=1))
+    if len(zero):
+        tops = [compositions(total, len(moving)) for total in range(size + 1)] if len(moving) else [np.zeros((1, 0))]
+        parts = np.concatenate(tops).astype(np.int64)
+        filler = size - parts.sum(axis=1)
+    else:
+        parts, filler = compositions(size, len(moving)), None
+    keys = parts @ distinct[moving]
+    keys, keep = np.unique(keys, axis=0, return_index=True)
+    counts = np.zeros((len(keep), rows.shape[0]), dtype=np.int64)
+    counts[:, first_cell[moving]] = parts[keep]
+    if filler is not None:
+        counts[:, first_cell[zero[0]]] = filler[keep]
+    return counts, keys
+
+
+def class_count(instance: Instance, learner: Learner, n: int) -> int:
+    """How many representatives (classes of size-(n-1) datasets × distinct key rows) a class audit scores."""
+    rows = law_key_rows(learner.plan(instance.collection, n), universe_cells(instance, learner, n))
+    distinct = np.unique(rows, axis=0)
+    moving = int(distinct.any(axis=1).sum())
+    return math.comb(n - 1 + moving, moving) * len(distinct)  # before deduplicating keys: the enumeration's cost
+
+
+def class_audit(instance: Instance, learner: Learner, n: int, eps: float, delta: float = 0.0) -> AuditResult:
+    """`audit`, exhaustive over the classes of datasets with equal law keys: every neighbouring pair of size n
+    is (R + e_s, R + e_t) with R of size n - 1, and its laws are those of R's class representative."""
+    plan = learner.plan(instance.collection, n)
+    patterns = universe_cells(instance, learner, n)
+    if (cost := class_count(instance, learner, n)) > CLASS_LIMIT:
+        raise ProceedingsError(f"a class audit at n={n} would score {cost:,} representatives (limit {CLASS_LIMIT:,})")
+    rows = law_key_rows(plan, patterns)
+    cells = np.unique(rows, axis=0, return_index=True)[1]  # one cell per distinct key row
+    base, _ = dataset_classes(rows, n - 1)
+    grown = (base[:, None, :] + np.eye(len(patterns), dtype=np.int64)[cells][None]).reshape(-1, len(patterns))
+    index = np.arange(len(grown)).reshape(len(base), len(cells))
+    s, t = np.nonzero(~np.eye(len(cells), dtype=bool))
+    first, second = index[:, s].reshape(-1), index[:, t].reshape(-1)
+    return _judge(learner, plan, CellCounts(patterns, grown, n), first, second, eps, delta, len(base))
+
+
+def _judge(learner: Learner, plan, cells: CellCounts, first: np.ndarray, second: np.ndarray, eps: float,
+           delta: float, datasets: int) -> AuditResult:
+    """Privacy loss and hockey-stick divergence of every pair (first[k], second[k]) of `cells`."""
+    log_probs = learner.log_output_probs(plan, cells)
     loss, hockey = privacy_losses(log_probs[first], log_probs[second], eps)
     scores = np.asarray(plan.scores(cells), dtype=float)
     change = scores[second] - scores[first]
@@ -167,10 +251,10 @@ def audit(instance: Instance, learner: Learner, n: int, eps: float, delta: float
     worst = int(np.argmax(violation))
     passed = (bool(hockey.max() <= delta * (1 + TOLERANCE) + 1e-15) if delta > 0
               else bool(max(loss.max(), range_loss) <= eps * (1 + TOLERANCE) + 1e-12))
-    return AuditResult(learner.selector.name + "-" + learner.task[:3], n, eps, delta, len(counts), len(first),
+    return AuditResult(learner.selector.name + "-" + learner.task[:3], cells.n, eps, delta, datasets, len(first),
                        float(loss.max()), float(hockey.max()),
-                       (counts[first[worst]].tolist(), counts[second[worst]].tolist()), score_range, range_loss,
-                       passed)
+                       (cells.counts[first[worst]].tolist(), cells.counts[second[worst]].tolist()), score_range,
+                       range_loss, passed, 1.0 - float(np.exp(log_probs[:, -1]).min()))
 
 
 def stability_level_audit(selector: ProposeTestRelease, eps: float, delta: float) -> dict:
