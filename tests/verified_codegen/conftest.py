@@ -1,0 +1,15 @@
+"""Tests that need a proof checker carry `@pytest.mark.external("coqc")` / `("dafny")`: they skip, with
+the apt package to install, when the tool is absent (`make setup` installs coq, dafny and z3)."""
+
+import shutil
+
+import pytest
+
+PACKAGES = {"coqc": "coq", "dafny": "dafny"}
+
+
+def pytest_runtest_setup(item):
+    for marker in item.iter_markers("external"):
+        tool = marker.args[0]
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} not installed (apt-get install -y --no-install-recommends {PACKAGES.get(tool, tool)})")
