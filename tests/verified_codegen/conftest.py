@@ -13,3 +13,18 @@ def pytest_runtest_setup(item):
         tool = marker.args[0]
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} not installed (apt-get install -y --no-install-recommends {PACKAGES.get(tool, tool)})")
+
+
+@pytest.fixture(scope="session")
+def coq():
+    """One Coq checker for the session: identical files are answered from its memo, as within a run."""
+    from proceedings.verified_codegen.checkers import get_checker
+
+    return get_checker("coq")
+
+
+@pytest.fixture(scope="session")
+def dafny():
+    from proceedings.verified_codegen.checkers import get_checker
+
+    return get_checker("dafny")

@@ -50,8 +50,7 @@ def test_comments_mentioning_a_cheat_are_not_cheats():
 
 
 @pytest.mark.external("coqc")
-def test_coq_reference_verifies_and_admitted_past_the_scan_is_caught_by_print_assumptions():
-    coq = get_checker("coq")
+def test_coq_reference_verifies_and_admitted_past_the_scan_is_caught_by_print_assumptions(coq):
     assert coq.verify(SUM_LIST, COQ_REF).status == "verified"
     admitted = {**COQ_REF, "proof_aux": f"{LEMMA}\nAdmitted.\n"}
     # the second gate alone: the file compiles (exit 0) but Print Assumptions lists the admitted lemma
@@ -60,8 +59,7 @@ def test_coq_reference_verifies_and_admitted_past_the_scan_is_caught_by_print_as
 
 
 @pytest.mark.external("dafny")
-def test_dafny_reference_verifies_and_a_bodyless_lemma_is_refused_by_no_cheating():
-    dafny = get_checker("dafny")
+def test_dafny_reference_verifies_and_a_bodyless_lemma_is_refused_by_no_cheating(dafny):
     assert dafny.verify(PROD_SEQ, DAFNY_REF).status == "verified"
     bodyless = {**DAFNY_REF, "proofs": "lemma Anything()\n    ensures false\n",
                 "code": DAFNY_REF["code"].replace("r := 1;", "Anything();\n    r := 1;")}
@@ -96,8 +94,12 @@ def test_a_hanging_checker_is_killed_at_its_wall_limit(tmp_path):
 LEAN_TASK = """-- !benchmark @start preamble
 def double (n : Nat) : Nat := n + n
 -- !benchmark @end preamble
+-- !benchmark @start code_aux
+-- !benchmark @end code_aux
 -- !benchmark @start code
 -- !benchmark @end code
+-- !benchmark @start proof_aux
+-- !benchmark @end proof_aux
 -- !benchmark @start proof
 -- !benchmark @end proof
 theorem double_spec (n : Nat) : double n = 2 * n := by omega

@@ -9,7 +9,6 @@ import pytest
 
 from proceedings.verified_codegen.agents import OracleAgent, Plan, ReplayAgent
 from proceedings.verified_codegen.candidates import Candidate, Lemma, reference_candidate
-from proceedings.verified_codegen.checkers import get_checker
 from proceedings.verified_codegen.experiment import DESIGNED
 from proceedings.verified_codegen.tasks import load_tasks
 from proceedings.verified_codegen.workflows import WORKFLOWS, Settings, solve
@@ -20,11 +19,6 @@ STRUCTURAL = ("Fixpoint sum_list (l : list Z) : Z :=\n  match l with\n  | [] => 
 BUGGY = STRUCTURAL.replace("x + sum_list t", "x + sum_list t + 1")
 INDUCTION = "  induction l as [| x t IH]; simpl; [reflexivity | rewrite IH; reflexivity].\n"
 WRONG_PROOF = "  intros l. lia.\n"  # sum_list l and sum l are different atoms to lia
-
-
-@pytest.fixture(scope="module")
-def coq():
-    return get_checker("coq")
 
 
 @pytest.mark.external("coqc")
@@ -40,9 +34,8 @@ def test_the_oracle_solves_coq_tasks_in_every_workflow_with_the_designed_counts(
 
 @pytest.mark.slow  # ~3 Dafny runs (Mono start-up ~2-7 s each); the tiny reproduce covers two Dafny tasks
 @pytest.mark.external("dafny")
-def test_the_oracle_solves_a_dafny_task_in_every_workflow_with_the_designed_counts():
+def test_the_oracle_solves_a_dafny_task_in_every_workflow_with_the_designed_counts(dafny):
     task = load_tasks(ids=("sum_seq",))[0]
-    dafny = get_checker("dafny")
     for workflow in WORKFLOWS:
         attempt = solve(task, workflow, OracleAgent(), dafny)
         assert attempt.solved and (attempt.calls, attempt.checks) == DESIGNED[workflow](0), attempt.trace
@@ -52,7 +45,7 @@ def test_the_oracle_solves_a_dafny_task_in_every_workflow_with_the_designed_coun
 def test_sequential_repairs_the_code_once_after_its_proofs_fail(coq):
     first = Candidate("coq", BUGGY)  # fails the tests: never gets a proof
     second = Candidate("coq", STRUCTURAL)  # passes the tests; its first proof fails, so after m=1 the code changes
-    third = Candidate("coq", STRUCTURAL + "\n")  # same behaviour, new code
+    third = Candidate("coq", STRUCTURAL.replace("x :: t => x + sum_list t", "y :: rest => y + sum_list rest"))
     script = {"code": [first, second, third],
               "proof": [replace(second, proof=WRONG_PROOF), replace(third, proof=INDUCTION)]}
     attempt = solve(SUM_LIST, "sequential", ReplayAgent(script), coq, Settings(proof_rounds=1))

@@ -1,4 +1,4 @@
-"""`proceedings verified_codegen ...`: doctor, check, solve, validate.
+"""`proceedings verified_codegen ...`: doctor, check, solve, validate, convert.
 
 `proceedings reproduce verified_codegen --scale tiny|small` runs the J/S/P comparison.
 """
@@ -27,9 +27,14 @@ def doctor() -> None:
     """Which checkers exist, and their versions (Coq, Dafny + Z3, Lean)."""
     from proceedings.verified_codegen.checkers import CHECKERS
 
+    import shutil
+    import subprocess
+
     for backend, cls in CHECKERS.items():
         checker = cls()
         line = f"{backend}: {checker.version()} ({checker.path})" if checker.available else f"{backend}: absent — {checker.missing()}"
+        if backend == "dafny" and shutil.which("z3"):
+            line += ", " + subprocess.run(["z3", "--version"], capture_output=True, text=True).stdout.strip()
         console.print(line)
 
 
@@ -92,3 +97,26 @@ def validate(root: Path = typer.Argument(None, help="Task directory (default: th
         for line in problems:
             console.print(f"[red]{line}[/red]")
         raise typer.Exit(1)
+
+
+@app.command()
+def convert(benchmark: str = typer.Argument(..., help="algoveri (its Dafny track, Dafny 4 -> 2.3)."),
+            source: Path = typer.Argument(..., help="Your AlgoVeri copy (holding algoveri_data/)."),
+            destination: Path = typer.Argument(..., help="Folder for the down-ported spec files.")) -> None:
+    """Down-port AlgoVeri's Dafny-4 specs to Dafny 2.3; reports what cannot be converted and why."""
+    from collections import Counter
+
+    from proceedings.verified_codegen.benchmarks import load_algoveri
+
+    if benchmark != "algoveri":
+        raise ProceedingsError(f"unknown benchmark '{benchmark}' for convert; only algoveri has a Dafny-4 track")
+    _, conversions = load_algoveri(source)
+    for conversion in conversions:
+        if not conversion.unsupported:
+            out = destination / conversion.name / "dafny_spec.dfy"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(conversion.text)
+    reasons = Counter(reason for c in conversions for reason in c.unsupported)
+    done = sum(not c.unsupported for c in conversions)
+    console.print(f"{done} of {len(conversions)} converted into {destination}; "
+                  f"{len(conversions) - done} unsupported: " + ", ".join(f"{n} x {r}" for r, n in reasons.most_common()))

@@ -51,8 +51,8 @@ class Config:
 ALL_FOLDS = ("sum_seq", "prod_seq", "sum_squares", "count_pos_seq", "alt_sum", "count_even", "sum_abs",
              "digits_value", "sum_doubled", "neg_sum", "count_zero", "prod_plus_one")
 CONFIGS = {
-    "tiny": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ("sum_seq", "alt_sum"),
-                   settings=Settings(checks=16)),
+    "tiny": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ("sum_seq", "alt_sum"), budgets=(2, 4, 8),
+                   settings=Settings(checks=8)),
     "small": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS, ranker="smollm2"),
     "paper": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS, ranker="smollm2"),
 }
@@ -206,10 +206,11 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
 
 def notes(metrics: dict, baseline: dict) -> str:
     arms = baseline["arms"]
-    curve = "; ".join(f"{k}: " + ", ".join(f"{v[key]:.2f}" for key in v if key.startswith("solve_rate_b")
-                                             and key != "solve_rate_bmax") for k, v in arms.items())
+    keys = [key for key in metrics if key.startswith("solve_rate_b") and key[12:].isdigit()]
+    curve = "; ".join(f"{arm}: " + ", ".join(f"{numbers[key]:.2f}" for key in keys) for arm, numbers in arms.items())
+    budgets = "/".join(key[12:] for key in keys)
     return (f"Sketch agent on {metrics['tasks']} Dafny fold tasks ({metrics['difficult_tasks']} difficult), solve rate "
-            f"at B = 2/4/8/16 per arm: {curve}. Offline there is no Lean and no capable model: this compares the "
+            f"at B = {budgets} per arm: {curve}. Offline there is no Lean and no capable model: this compares the "
             f"workflows' control on a shared search pool, not frontier LLMs. commit0-mini is not built yet, so "
             f"check (3) cannot hold. Oracle: {metrics['oracle_designed']}/{metrics['oracle_attempts']} attempts with "
             f"the designed counts; fresh re-check disagreements: {metrics['recheck_disagreements']}.")

@@ -19,12 +19,12 @@ from typing import Any
 from proceedings.core.errors import ProceedingsError
 
 SHIPPED = Path(__file__).with_name("tasks")
-EDITABLE = {"dafny": ("helpers", "proofs", "code"), "coq": ("code", "proof_aux", "proof"), "lean": ("code", "proof")}
+EDITABLE = {"dafny": ("helpers", "proofs", "code"), "coq": ("code", "proof_aux", "proof"), "lean": ("code_aux", "code", "proof_aux", "proof")}
 SUFFIX = {"dafny": ".dfy", "coq": ".v", "lean": ".lean"}
 _MARKERS = {
     "dafny": (re.compile(r"^\s*//\s*<(\w+)>\s*$"), re.compile(r"^\s*//\s*</(\w+)>\s*$")),
     "coq": (re.compile(r"^\s*\(\*\s*@start\s+(\w+)\s*\*\)\s*$"), re.compile(r"^\s*\(\*\s*@end\s+(\w+)\s*\*\)\s*$")),
-    "lean": (re.compile(r"^\s*--\s*!benchmark\s+@start\s+(\w+)\s*$"), re.compile(r"^\s*--\s*!benchmark\s+@end\s+(\w+)\s*$")),
+    "lean": (re.compile(r"^\s*--\s*!benchmark\s+@start\s+(\w+)\b.*$"), re.compile(r"^\s*--\s*!benchmark\s+@end\s+(\w+)\b.*$")),
 }
 
 
@@ -118,8 +118,9 @@ def split_regions(text: str, backend: str, path: Path) -> tuple[Piece, ...]:
     missing = [r for r in EDITABLE.get(backend, ()) if r not in names]
     if missing:
         raise ProceedingsError(f"{path}:1: {backend} spec lacks the editable region(s) {', '.join(missing)}")
-    if len(names) != len(set(names)):
-        raise ProceedingsError(f"{path}:1: a region appears twice ({', '.join(names)})")
+    editable = [n for n in names if n in EDITABLE.get(backend, ())]
+    if len(editable) != len(set(editable)):
+        raise ProceedingsError(f"{path}:1: an editable region appears twice ({', '.join(editable)})")
     return tuple(pieces)
 
 
