@@ -79,3 +79,16 @@ def test_one_run_at_b_max_gives_the_runs_at_smaller_budgets(coq):
     for budget in (2, 4):
         run = solve(SUM_LIST, "joint", ReplayAgent(script), coq, Settings(checks=budget))
         assert run.solved == full.solved_within(budget)
+
+
+@pytest.mark.external("coqc")
+def test_a_rerun_takes_finished_attempts_from_the_store_without_running_them_again(coq, tmp_path):
+    from proceedings.verified_codegen.experiment import run_arms
+
+    store = tmp_path / "attempts.jsonl"
+    first = run_arms([SUM_LIST], OracleAgent(), {"coq": coq}, Settings(), "oracle", store)
+    lines = store.read_text().splitlines()
+    processes = coq.processes
+    again = run_arms([SUM_LIST], OracleAgent(), {"coq": coq}, Settings(), "oracle", store)
+    assert coq.processes == processes and store.read_text().splitlines() == lines and len(lines) == 3
+    assert [a.row() for a in again] == [a.row() for a in first]

@@ -11,10 +11,12 @@ gives the solve rate at every smaller budget. A solve counts only after a fresh 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import statistics
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.progress import progress_bar
@@ -70,11 +72,34 @@ def checkers_for(tasks: list[Task], timeout_s: float) -> dict[str, Checker]:
 
 
 def run_arms(tasks: list[Task], agent: Agent, checkers: dict[str, Checker], settings: Settings,
-             desc: str) -> list[Attempt]:
-    """Every workflow on every task (and backend), one attempt each."""
+             desc: str, store: Path) -> list[Attempt]:
+    """Every workflow on every task (and backend), one attempt each; each finished attempt is appended to
+    `store` (JSON lines), and a rerun takes finished attempts from it instead of running them again."""
+    done = {}
+    if store.exists():
+        for line in store.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                done[(row["task"], row["backend"], row["workflow"])] = Attempt(**row)
     jobs = [(task, backend, workflow) for task in tasks for backend in task.backends for workflow in WORKFLOWS]
-    return [solve(task, workflow, agent, checkers[backend], settings)
-            for task, backend, workflow in progress_bar(jobs, desc=desc, unit="attempt")]
+    attempts = []
+    store.parent.mkdir(parents=True, exist_ok=True)
+    for task, backend, workflow in progress_bar(jobs, desc=desc, unit="attempt"):
+        attempt = done.get((task.id, backend, workflow))
+        if attempt is None:
+            attempt = solve(task, workflow, agent, checkers[backend], settings)
+            with open(store, "a") as out:
+                out.write(json.dumps(asdict(attempt)) + "\n")
+        attempts.append(attempt)
+    return attempts
+
+
+def run_store(scale: str, arm: str, cfg: Config) -> Path:
+    """Where a run's finished attempts live, keyed by the configuration (a changed config starts afresh)."""
+    from proceedings.core.models import cache_root
+
+    key = hashlib.sha256(json.dumps(asdict(cfg), sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return cache_root() / "verified_codegen" / "runs" / f"{scale}-{arm}-{key}.jsonl"
 
 
 def designed_counts(tasks: list[Task], attempts: list[Attempt]) -> int:
@@ -133,10 +158,11 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     cfg = CONFIGS[scale]
     oracle_tasks, sketch_tasks = load_tasks(ids=cfg.oracle_tasks), load_tasks(ids=cfg.sketch_tasks)
     checkers = checkers_for(oracle_tasks + sketch_tasks, cfg.timeout_s)
-    oracle = run_arms(oracle_tasks, OracleAgent(), checkers, cfg.settings, f"oracle {scale}")
+    oracle = run_arms(oracle_tasks, OracleAgent(), checkers, cfg.settings, f"oracle {scale}",
+                      run_store(scale, "oracle", cfg))
     ranker = make_ranker(cfg.ranker)
     agent = SketchAgent(ranker=ranker)
-    sketch = run_arms(sketch_tasks, agent, checkers, cfg.settings, f"sketch {scale}")
+    sketch = run_arms(sketch_tasks, agent, checkers, cfg.settings, f"sketch {scale}", run_store(scale, "sketch", cfg))
     metrics, baseline = summarise(oracle_tasks, oracle, sketch, cfg, seed)
     metrics["ranker_tokens"], metrics["ranker_s"] = ranker.tokens, round(ranker.seconds, 2)
     metrics["checker_processes"] = sum(c.processes for c in checkers.values())
