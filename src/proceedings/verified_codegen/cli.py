@@ -1,0 +1,122 @@
+"""`proceedings verified_codegen ...`: doctor, check, solve, validate, convert.
+
+`proceedings reproduce verified_codegen --scale tiny|small` runs the J/S/P comparison.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from proceedings.core.errors import ProceedingsError
+
+app = typer.Typer(help="Verified code generation: plan-first vs joint vs sequential, judged by Coq and Dafny.",
+                  no_args_is_help=True)
+console = Console()
+
+
+@app.callback()
+def main() -> None:
+    """Verified codegen's own verbs; `proceedings reproduce verified_codegen` runs the comparison."""
+
+
+@app.command()
+def doctor() -> None:
+    """Which checkers exist, and their versions (Coq, Dafny + Z3, Lean)."""
+    from proceedings.verified_codegen.checkers import CHECKERS
+
+    import shutil
+    import subprocess
+
+    for backend, cls in CHECKERS.items():
+        checker = cls()
+        line = f"{backend}: {checker.version()} ({checker.path})" if checker.available else f"{backend}: absent — {checker.missing()}"
+        if backend == "dafny" and shutil.which("z3"):
+            line += ", " + subprocess.run(["z3", "--version"], capture_output=True, text=True).stdout.strip()
+        console.print(line)
+
+
+@app.command()
+def check(task: Path = typer.Argument(..., help="Task folder (task.json + spec files)."),
+          solution: Path = typer.Argument(..., help="A whole spec file with the editable regions filled in."),
+          backend: str = typer.Option("", help="coq, dafny or lean (default: from the solution's suffix)."),
+          timeout: float = typer.Option(60.0, help="Wall limit per checker call, seconds.")) -> None:
+    """Check one solution file against a task: region/tamper gates, cheat scan, checker, fresh re-check."""
+    from proceedings.verified_codegen.checkers import get_checker
+    from proceedings.verified_codegen.cheats import regions_of
+    from proceedings.verified_codegen.tasks import SUFFIX, load_task
+
+    loaded = load_task(task)
+    if not solution.is_file():
+        raise ProceedingsError(f"solution file '{solution}' does not exist")
+    backend = backend or next((b for b, s in SUFFIX.items() if solution.suffix == s), "")
+    checker = get_checker(backend, timeout_s=timeout)
+    regions, why = regions_of(loaded.spec(backend), solution.read_text())
+    verdict = checker.verify(loaded, regions, fresh=True) if not why else None
+    status, reason = (verdict.status, verdict.reason) if verdict else ("rejected", why)
+    console.print(f"{loaded.id} [{backend}]: {status}" + (f" — {reason}" if reason else ""))
+    raise typer.Exit(0 if status == "verified" else 1)
+
+
+@app.command()
+def solve(task: Path = typer.Argument(..., help="Task folder."),
+          workflow: str = typer.Option("planfirst", help="joint, sequential or planfirst."),
+          agent: str = typer.Option("sketch", help="oracle or sketch."),
+          backend: str = typer.Option("", help="Backend (default: the task's first)."),
+          budget: int = typer.Option(16, help="B: checker invocations (verification, scaffold and test runs).")) -> None:
+    """Run one workflow with one agent on one task; prints the trace and the final verdict."""
+    from proceedings.verified_codegen.agents import make_agent
+    from proceedings.verified_codegen.checkers import get_checker
+    from proceedings.verified_codegen.tasks import load_task
+    from proceedings.verified_codegen.workflows import WORKFLOWS, Settings
+    from proceedings.verified_codegen.workflows import solve as run
+
+    if workflow not in WORKFLOWS:
+        raise ProceedingsError(f"unknown workflow '{workflow}'; choose one of: {', '.join(WORKFLOWS)}")
+    loaded = load_task(task)
+    checker = get_checker(backend or loaded.backends[0])
+    if not checker.available:
+        raise ProceedingsError(checker.missing())
+    attempt = run(loaded, workflow, make_agent(agent), checker, Settings(checks=budget))
+    for step in attempt.trace:
+        console.print(step)
+    console.print(f"{loaded.id} {workflow}/{agent}: {'SOLVED' if attempt.solved else 'not solved'} "
+                  f"({attempt.calls} calls, {attempt.checks} checks, {attempt.wall_s:.1f} s; re-check: {attempt.recheck or '-'})")
+
+
+@app.command()
+def validate(root: Path = typer.Argument(None, help="Task directory (default: the shipped tasks).")) -> None:
+    """Ground truth: every reference verifies (fresh process) and passes its tests, on every backend."""
+    from proceedings.verified_codegen.tasks import SHIPPED
+    from proceedings.verified_codegen.validate import validate_tasks
+
+    problems = validate_tasks(root or SHIPPED, report=console.print)
+    if problems:
+        for line in problems:
+            console.print(f"[red]{line}[/red]")
+        raise typer.Exit(1)
+
+
+@app.command()
+def convert(benchmark: str = typer.Argument(..., help="algoveri (its Dafny track, Dafny 4 -> 2.3)."),
+            source: Path = typer.Argument(..., help="Your AlgoVeri copy (holding algoveri_data/)."),
+            destination: Path = typer.Argument(..., help="Folder for the down-ported spec files.")) -> None:
+    """Down-port AlgoVeri's Dafny-4 specs to Dafny 2.3; reports what cannot be converted and why."""
+    from collections import Counter
+
+    from proceedings.verified_codegen.benchmarks import load_algoveri
+
+    if benchmark != "algoveri":
+        raise ProceedingsError(f"unknown benchmark '{benchmark}' for convert; only algoveri has a Dafny-4 track")
+    _, conversions = load_algoveri(source)
+    for conversion in conversions:
+        if not conversion.unsupported:
+            out = destination / conversion.name / "dafny_spec.dfy"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(conversion.text)
+    reasons = Counter(reason for c in conversions for reason in c.unsupported)
+    done = sum(not c.unsupported for c in conversions)
+    console.print(f"{done} of {len(conversions)} converted into {destination}; "
+                  f"{len(conversions) - done} unsupported: " + ", ".join(f"{n} x {r}" for r, n in reasons.most_common()))

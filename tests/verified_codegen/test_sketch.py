@@ -1,0 +1,71 @@
+"""The sketch agent reads only the protected spec: blind to references; PlanFirst's rules follow the spec."""
+
+from dataclasses import replace
+
+import pytest
+
+from proceedings.verified_codegen.candidates import reference_candidate
+from proceedings.verified_codegen.folds import dafny_fold
+from proceedings.verified_codegen.sketch import SketchAgent, dafny_plans, dafny_pool
+from proceedings.verified_codegen.tasks import EDITABLE, load_tasks
+
+FOLDS = load_tasks(ids=("sum_seq", "prod_seq", "alt_sum", "digits_value"))
+
+
+def without_reference(task):
+    """The same task with every editable region emptied (the reference files deleted)."""
+    spec = task.spec("dafny")
+    pieces = tuple(replace(p, text="") if p.region in EDITABLE["dafny"] else p for p in spec.pieces)
+    return replace(task, specs={"dafny": replace(spec, pieces=pieces)})
+
+
+def proposals(task, plan_revisions=2, joint=6):
+    agent = SketchAgent()
+    for _ in range(joint):
+        agent.joint(task, "dafny", "")
+    for _ in range(3):
+        code = agent.code(task, "dafny", "")
+        agent.proof(task, "dafny", code, "")
+    for _ in range(plan_revisions):
+        plan = agent.plan(task, "dafny", "")
+        scaffold = agent.elaborate(task, "dafny", plan, "")
+        for lemma in scaffold.lemmas:
+            agent.discharge(task, "dafny", scaffold, lemma, "")
+    return agent.log
+
+
+@pytest.mark.parametrize("task", FOLDS, ids=lambda t: t.id)
+def test_with_the_reference_deleted_the_sketch_log_is_identical(task):
+    assert reference_candidate(task, "dafny").code.strip()  # the shipped file does carry a reference
+    assert proposals(task) == proposals(without_reference(task))
+
+
+def test_the_fold_is_read_from_the_spec_and_the_plan_iterates_from_the_unpeeled_end():
+    sum_seq, prod_seq, alt_sum, _ = FOLDS
+    assert (dafny_fold(sum_seq).direction, dafny_fold(sum_seq).combine) == ("front", "{x} + {rest}")
+    assert (dafny_fold(prod_seq).direction, dafny_fold(prod_seq).combine) == ("back", "{rest} * {x}")
+    assert [p.approach for p in dafny_plans(dafny_fold(sum_seq))] == ["loop down", "loop up"]
+    assert [p.approach for p in dafny_plans(dafny_fold(prod_seq))] == ["loop up", "loop down"]
+    bridged = dafny_plans(dafny_fold(alt_sum))[1]
+    assert bridged.lemmas and "AltSum(s + [x]) == x - AltSum(s)" in bridged.lemmas[0].statement
+
+
+def test_every_arm_sees_one_pool_and_s_and_p_draw_from_the_same_candidates():
+    task = FOLDS[0]
+    agent = SketchAgent()
+    pool = agent.pool(task, "dafny")
+    assert len(pool) == 72 and len({c.text() for c in pool}) == 72
+    codes = {c.code_key() for c in pool}
+    seen = set()
+    for _ in range(len(codes) + 1):
+        code = agent.code(task, "dafny", "")
+        if code is not None:
+            seen.add(code.code_key())
+    assert seen == codes  # S reaches every code of the pool
+    texts = {c.text() for c in pool}
+    for plan in dafny_plans(dafny_fold(task)):
+        while (scaffold := agent.elaborate(task, "dafny", plan, "")) is not None:
+            filled = scaffold  # P's candidates are pool members once its lemmas are proved
+            for lemma in scaffold.lemmas:
+                filled = filled.with_lemma_proof(lemma.name, agent.discharge(task, "dafny", scaffold, lemma, ""))
+            assert filled.text() in texts

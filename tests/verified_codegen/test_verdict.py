@@ -1,0 +1,54 @@
+"""The verdict can fail: the baseline's numbers as P's, and one counterfactual per check; the committed
+records re-judge to their stored checks."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proceedings.core.verdict import audit
+from proceedings.verified_codegen.experiment import verdict
+
+ARM = {"solve_rate_b2": 0.3, "solve_rate_b4": 0.5, "solve_rate_b8": 0.6, "solve_rate_b16": 0.7,
+       "mean_solve_rate": 0.525, "solve_rate_bmax": 0.7, "difficult_checks": 12.0, "difficult_wall_s": 20.0,
+       "mean_checks": 9.0, "mean_calls": 9.0, "mean_wall_s": 15.0}
+PASSING = {
+    "metrics": {"solve_rate_b2": 0.5, "solve_rate_b4": 0.7, "solve_rate_b8": 0.8, "solve_rate_b16": 0.9,
+                "mean_solve_rate": 0.725, "solve_rate_bmax": 0.9, "difficult_checks": 6.0, "difficult_wall_s": 10.0,
+                "mean_checks": 5.0, "mean_calls": 6.0, "mean_wall_s": 8.0, "tasks": 12, "difficult_tasks": 6,
+                "union_solve_rate_bmax": 0.9, "min_arm_solve_rate_bmax": 0.6, "max_arm_solve_rate_bmin": 0.5,
+                "gain_ci90_low": 0.08, "gain_ci90_high": 0.3, "recheck_disagreements": 0, "oracle_attempts": 12,
+                "oracle_designed": 12, "commit0_tasks": 8, "commit0_solve_rate": 0.5,
+                "commit0_differential_mismatches": 0},
+    "baseline": {"name": "best of J, S", **ARM, "commit0_solve_rate": 0.4, "arms": {}},
+}
+COUNTERFACTUALS = {
+    "gate: the oracle": {"metrics.oracle_designed": 11},
+    "gate: the union of arms": {"metrics.max_arm_solve_rate_bmin": 0.95},
+    "(1) P's solve rate": {"metrics.gain_ci90_low": -0.01},
+    "(2) on the difficult subset": {"metrics.difficult_wall_s": 19.0},
+    "(3) P >= best baseline on commit0-mini": {"metrics.commit0_solve_rate": 0.3},
+    "(4) zero disagreements": {"metrics.recheck_disagreements": 1},
+}
+
+
+def test_every_check_of_the_verdict_can_fail_alone_and_the_baseline_as_planfirst_fails():
+    assert audit(verdict, PASSING, COUNTERFACTUALS) == []
+
+
+def test_gates_also_fail_at_the_floor_and_without_difficult_tasks():
+    from proceedings.core.verdict import breaks
+
+    assert breaks(verdict, PASSING, {"metrics.union_solve_rate_bmax": 0.3}) == [
+        next(rule for rule in verdict(**PASSING) if rule.startswith("gate: the union"))]
+    assert breaks(verdict, PASSING, {"metrics.difficult_tasks": 0}) == [
+        next(rule for rule in verdict(**PASSING) if rule.startswith("(2)"))]
+
+
+@pytest.mark.parametrize("scale", ["tiny", "small"])
+def test_the_committed_records_re_judge_to_their_stored_checks(scale):
+    path = Path(__file__).parents[2] / "results" / "verified_codegen" / f"{scale}.json"
+    if not path.exists():
+        pytest.skip(f"no committed {scale} record yet")
+    record = json.loads(path.read_text())
+    assert verdict(record["metrics"], record["baseline"]) == record["checks"]

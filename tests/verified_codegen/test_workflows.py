@@ -1,0 +1,94 @@
+"""The workflows with the oracle and with recorded transcripts, judged by the real checkers.
+
+Coq carries most of these (a check is ~0.3-1 s; Dafny's Mono start-up costs ~2 s a check).
+"""
+
+from dataclasses import replace
+
+import pytest
+
+from proceedings.verified_codegen.agents import OracleAgent, Plan, ReplayAgent
+from proceedings.verified_codegen.candidates import Candidate, Lemma, reference_candidate
+from proceedings.verified_codegen.experiment import DESIGNED
+from proceedings.verified_codegen.tasks import load_tasks
+from proceedings.verified_codegen.workflows import WORKFLOWS, Settings, solve
+
+SUM_LIST = load_tasks(ids=("sum_list",))[0]
+STRUCTURAL = ("Fixpoint sum_list (l : list Z) : Z :=\n  match l with\n  | [] => 0\n  | x :: t => x + sum_list t\n"
+              "  end.\n")
+BUGGY = STRUCTURAL.replace("x + sum_list t", "x + sum_list t + 1")
+INDUCTION = "  induction l as [| x t IH]; simpl; [reflexivity | rewrite IH; reflexivity].\n"
+WRONG_PROOF = "  intros l. lia.\n"  # sum_list l and sum l are different atoms to lia
+
+
+@pytest.mark.external("coqc")
+@pytest.mark.parametrize("task_id", ["sum_list", pytest.param("count_pos", marks=pytest.mark.slow)])
+def test_the_oracle_solves_coq_tasks_in_every_workflow_with_the_designed_counts(coq, task_id):
+    task = load_tasks(ids=(task_id,))[0]
+    lemmas = len(reference_candidate(task, "coq").lemmas)
+    for workflow in WORKFLOWS:
+        attempt = solve(task, workflow, OracleAgent(), coq)
+        assert attempt.solved and attempt.recheck == "verified", attempt.trace
+        assert (attempt.calls, attempt.checks) == DESIGNED[workflow](lemmas), (workflow, attempt.trace)
+
+
+@pytest.mark.slow  # ~3 Dafny runs (Mono start-up ~2-7 s each); the tiny reproduce covers two Dafny tasks
+@pytest.mark.external("dafny")
+def test_the_oracle_solves_a_dafny_task_in_every_workflow_with_the_designed_counts(dafny):
+    task = load_tasks(ids=("sum_seq",))[0]
+    for workflow in WORKFLOWS:
+        attempt = solve(task, workflow, OracleAgent(), dafny)
+        assert attempt.solved and (attempt.calls, attempt.checks) == DESIGNED[workflow](0), attempt.trace
+
+
+@pytest.mark.external("coqc")
+def test_sequential_repairs_the_code_once_after_its_proofs_fail(coq):
+    first = Candidate("coq", BUGGY)  # fails the tests: never gets a proof
+    second = Candidate("coq", STRUCTURAL)  # passes the tests; its first proof fails, so after m=1 the code changes
+    third = Candidate("coq", STRUCTURAL.replace("x :: t => x + sum_list t", "y :: rest => y + sum_list rest"))
+    script = {"code": [first, second, third],
+              "proof": [replace(second, proof=WRONG_PROOF), replace(third, proof=INDUCTION)]}
+    attempt = solve(SUM_LIST, "sequential", ReplayAgent(script), coq, Settings(proof_rounds=1))
+    assert attempt.solved
+    kinds = [step.get("call") or step.get("check") for step in attempt.trace]
+    assert kinds == ["code", "tests", "code", "tests", "proof", "verify", "code", "tests", "proof", "verify"]
+
+
+@pytest.mark.external("coqc")
+def test_planfirst_replans_once_when_a_planned_lemma_resists(coq):
+    ref = reference_candidate(SUM_LIST, "coq")
+    blank = replace(ref, lemmas=tuple(replace(l, proof="") for l in ref.lemmas))
+    structural = Candidate("coq", STRUCTURAL, proof=INDUCTION)
+    script = {"plan": [Plan("accumulator", lemmas=blank.lemmas), Plan("structural recursion", revision=1)],
+              "elaborate": [blank, structural],
+              "discharge": ["Proof.\n  intros; reflexivity.\nQed."] * 3}
+    attempt = solve(SUM_LIST, "planfirst", ReplayAgent(script), coq, Settings(lemma_attempts=3))
+    assert attempt.solved
+    assert [s["call"] for s in attempt.trace if "call" in s] == ["plan", "elaborate", "discharge", "discharge",
+                                                                 "discharge", "plan", "elaborate"]
+    assert [s["status"] for s in attempt.trace if s.get("check") in ("verify", "scaffold")] == \
+        ["scaffold", "failed", "failed", "failed", "verified"]
+
+
+@pytest.mark.external("coqc")
+def test_one_run_at_b_max_gives_the_runs_at_smaller_budgets(coq):
+    wrong = [Candidate("coq", STRUCTURAL, proof=WRONG_PROOF)] * 4
+    script = {"joint": wrong[:3] + [Candidate("coq", STRUCTURAL, proof=INDUCTION)]}
+    full = solve(SUM_LIST, "joint", ReplayAgent(script), coq, Settings(checks=8))
+    assert full.solved_at == 4
+    for budget in (2, 4):
+        run = solve(SUM_LIST, "joint", ReplayAgent(script), coq, Settings(checks=budget))
+        assert run.solved == full.solved_within(budget)
+
+
+@pytest.mark.external("coqc")
+def test_a_rerun_takes_finished_attempts_from_the_store_without_running_them_again(coq, tmp_path):
+    from proceedings.verified_codegen.experiment import run_arms
+
+    store = tmp_path / "attempts.jsonl"
+    first = run_arms([SUM_LIST], OracleAgent(), {"coq": coq}, Settings(), "oracle", store)
+    lines = store.read_text().splitlines()
+    processes = coq.processes
+    again = run_arms([SUM_LIST], OracleAgent(), {"coq": coq}, Settings(), "oracle", store)
+    assert coq.processes == processes and store.read_text().splitlines() == lines and len(lines) == 3
+    assert [a.row() for a in again] == [a.row() for a in first]
