@@ -29,6 +29,9 @@ def test_reproduce_measures_both_models_and_derives_the_verdict(micro):
     assert m["train_tokens"] == b["train_tokens"] == 6 * 8 * 32  # equal tokens for both
     assert b["speedup"] == 1.0 and m["tokens_per_s"] > 0 and sum(m["sampled_exit_counts"]) == 8 * 12
     assert m["batch8_tokens_per_s"] > 0 and b["batch8_speedup"] == 1.0 and 0 <= m["overhead_share"] < 1
+    assert m["cost_model_error"] == pytest.approx(m["predicted_speedup"] / m["speedup"] - 1)
+    assert b["predicted_ms_per_token"] > m["layer_ms"] and m["engine_layer_ms"] > 0
+    assert list(m["layer_ms_by_chunk"]) == [str(n) for n in experiment.COST_CHUNKS]
     assert m["parameters"] > b["parameters"]  # exits cost a few vectors, reported, not hidden
     for artifact in result.artifacts:
         assert (results_root() / artifact).is_file()

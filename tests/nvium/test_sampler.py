@@ -86,3 +86,18 @@ def test_deferred_sampler_on_a_gpu_emits_the_reference_tokens(routed_model):
     deferred = DeferredSampler(model, max_pending=3).generate(PROMPT, 200, seed=0)
     reference = FullDepthSampler(model).generate(PROMPT, 200, seed=0)
     assert deferred.tokens == reference.tokens and deferred.exits == reference.exits
+
+
+@pytest.mark.slow  # compiling the layers costs ~20 CPU-s; the README's compile benchmark checks the same per prompt
+def test_compiled_layers_emit_the_eager_tokens_and_exits(routed_model):
+    eager = DeferredSampler(routed_model, max_pending=3).generate(PROMPT, 120, seed=4)
+    compiled = DeferredSampler(routed_model, max_pending=3, compile=True).generate(PROMPT, 120, seed=4)
+    assert compiled.tokens == eager.tokens and compiled.exits == eager.exits
+    assert compiled.chunk_sizes == eager.chunk_sizes and max(eager.chunk_sizes) > 1  # chunks of several sizes
+
+
+def test_compiled_decoding_is_measured_at_batch_1_only(routed_model):
+    from proceedings.nvium.speed import benchmark_models
+
+    with pytest.raises(ProceedingsError, match="batch 1 only"):
+        benchmark_models({"m": routed_model}, [PROMPT, PROMPT], 4, batch=2, compile=True)

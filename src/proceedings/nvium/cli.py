@@ -177,6 +177,8 @@ def bench(
     max_pending: int = typer.Option(16),
     batch: int = typer.Option(1, help="Sequences decoded together (batched exact deferral); must divide --prompts."),
     seed: int = typer.Option(0),
+    compile: bool = typer.Option(False, "--compile", help="Also decode with every model's layers under "
+                                 "torch.compile (batch 1; needs a C++ compiler; compiling takes a while)."),
     out: Optional[Path] = typer.Option(None, help="Write bench.json, bench.md and speed.json here."),
 ) -> None:
     """tokens/s, latency, exit histogram and the cost-model prediction, side by side in one run."""
@@ -188,7 +190,7 @@ def bench(
     models.update({Path(m).name: NviumForCausalLM.from_pretrained(m) for m in model})
     corpus = resolve_corpus(data, models["baseline"].config.tokenizer)
     report = benchmark_models(models, corpus.prompts(prompts, prompt_len), tokens, max_pending=max_pending,
-                              seed=seed, progress=True, batch=batch)
+                              seed=seed, progress=True, batch=batch, compile=compile)
     console.print(report.bench.markdown())
     table = Table(title="depth and cost model")
     for column in ("model", "exit histogram", "mean depth", "ideal", "predicted", "measured"):
@@ -198,6 +200,12 @@ def bench(
         table.add_row(name, str(s.exit_counts), f"{s.mean_depth:.3f}", f"{s.ideal_speedup:.2f}x", predicted,
                       f"{s.speedup:.2f}x")
     console.print(table)
+    for label, costs in (("eager", report.costs), ("compiled", report.compiled_costs)):
+        if costs is not None:
+            console.print(f"{label}: one layer on one position {costs.layer_s[1] * 1e3:.3f} ms, of which "
+                          f"{costs.overhead_share:.0%} is not arithmetic")
+    if report.compiled_graphs is not None:
+        console.print(f"torch.compile built {report.compiled_graphs} graph(s)")
     if out is not None:
         report.bench.write(out)
         (out / "speed.json").write_text(json.dumps(report.summary(), indent=2) + "\n")

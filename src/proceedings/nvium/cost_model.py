@@ -57,26 +57,29 @@ BULK = 64  # positions per call at which a layer's fixed per-call overhead is am
 
 
 @torch.inference_mode()
-def measure_costs(model: NviumForCausalLM, max_chunk: int = 8, context: int = 128, repeats: int = 20) -> ChunkCosts:
+def measure_costs(model: NviumForCausalLM, max_chunk: int = 8, context: int = 128, repeats: int = 20,
+                  layers: list | None = None) -> ChunkCosts:
     """T_layer(n) for n = 1..max_chunk (and BULK) after `context` cached positions, and the per-token extras.
 
     A layer is timed the way decoding meets it: one sweep through every layer (each with its own weights
     and cache), divided by the number of layers, so weights are not unrealistically hot in cache.
+    `layers` (default: the model's) may be the same layers compiled (sampler.compiled_layers).
     """
     model.eval()
+    layers = list(model.layers) if layers is None else layers
     param = next(model.parameters())
-    caches = [KVCache(model.config, context + max(max_chunk, BULK), param.device, param.dtype) for _ in model.layers]
+    caches = [KVCache(model.config, context + max(max_chunk, BULK), param.device, param.dtype) for _ in layers]
     d = model.config.d_model
     layer_s = {}
     for n in [*range(1, max_chunk + 1), BULK]:
         x = torch.randn(1, n, d, device=param.device, dtype=param.dtype)
 
         def sweep() -> None:
-            for layer, cache in zip(model.layers, caches):
+            for layer, cache in zip(layers, caches):
                 cache.length = context
                 layer(x, model.rotary, cache)
 
-        layer_s[n] = _time(sweep, repeats) / len(model.layers)
+        layer_s[n] = _time(sweep, repeats) / len(layers)
     hidden = torch.randn(1, d, device=param.device, dtype=param.dtype)
     token = torch.tensor([[0]], device=param.device)
     gate_s = _time(lambda: halts(model.gate_logit(0, hidden), 0.5), 10 * repeats) if model.gates else 0.0

@@ -100,8 +100,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     main = lambda_name(cfg.lambdas[0])
     per_step = cfg.train.tokens_per_step
     metrics = {**_metrics(family[main], evals[main], speed, batched, main, evals[BASELINE], per_step),
-               "layer_ms": speed.costs.layer_s[1] * 1e3, "layer_arithmetic_ms": speed.costs.bulk_s * 1e3,
-               "overhead_share": speed.costs.overhead_share}
+               **_engine_costs(speed, main, family[BASELINE].model.config.n_layer)}
     baseline = {"name": "standard transformer (same weights at init, same batches and optimiser)",
                 **_metrics(family[BASELINE], evals[BASELINE], speed, batched, BASELINE, evals[BASELINE], per_step),
                 "unigram_bpb": unigram_bpb(corpus), "shallow_bpb_gap": evals[SHALLOW].bpb - evals[BASELINE].bpb,
@@ -162,6 +161,24 @@ def measure_family(family: dict[str, TrainedModel], corpus: Corpus, cfg: Experim
     return evals, speed, points
 
 
+COST_CHUNKS = (1, 2, 3, 4, 8, 16)  # chunk sizes whose measured layer cost the record keeps
+
+
+def _engine_costs(speed: SpeedReport, main: str, n_layer: int) -> dict:
+    """The cost model's measured prices at batch 1 (ms per call), and what a layer costs inside the engine.
+
+    engine_layer_ms is the baseline's measured time per token, less one embedding and one head, over its
+    layers: set beside layer_ms (one layer timed alone) it shows what the engine's bookkeeping adds.
+    """
+    costs, base, ours = speed.costs, speed.models[BASELINE], speed.models[main]
+    return {"layer_ms": costs.layer_s[1] * 1e3, "layer_arithmetic_ms": costs.bulk_s * 1e3,
+            "overhead_share": costs.overhead_share,
+            "layer_ms_by_chunk": {str(n): costs.layer(n) * 1e3 for n in COST_CHUNKS},
+            "gate_ms": costs.gate_s * 1e3, "head_ms": costs.head_s * 1e3, "embed_ms": costs.embed_s * 1e3,
+            "engine_layer_ms": (base.ms_per_token - (costs.head_s + costs.embed_s) * 1e3) / n_layer,
+            "cost_model_error": ours.predicted_speedup / ours.speedup - 1}
+
+
 def _metrics(trained: TrainedModel, ev: Evaluation, speed: SpeedReport, batched: SpeedReport, name: str,
              base: Evaluation, tokens_per_step: int) -> dict:
     s = speed.models[name]
@@ -170,6 +187,7 @@ def _metrics(trained: TrainedModel, ev: Evaluation, speed: SpeedReport, batched:
         "bpb": ev.bpb, "bpb_delta": ev.bpb - base.bpb, "speedup": s.speedup,
         "latency_reduction": s.latency_reduction, "tokens_per_s": s.tokens_per_s, "latency_ms": s.latency_ms,
         "predicted_speedup": s.predicted_speedup, "ideal_speedup": s.ideal_speedup,
+        "ms_per_token": s.ms_per_token, "predicted_ms_per_token": s.predicted_ms_per_token,
         "sampled_mean_depth": s.mean_depth, "sampled_exit_counts": s.exit_counts,
         "router_mean_depth": ev.mean_depth, "router_exit_mass": ev.exit_mass, "exit_bpb": ev.exit_bpb,
         "parameters": trained.model.num_parameters(), "train_steps": trained.record.step,

@@ -89,11 +89,21 @@ class Generation:
         return sum(self.token_seconds) + self.flush_seconds
 
 
-class _CachedDecoder:
-    """What both samplers share: one KV cache per layer, prompt prefill, and the timing loop."""
+def compiled_layers(model: NviumForCausalLM) -> list:
+    """The model's layers under torch.compile (inductor, dynamic shapes): a layer call runs generated code
+    instead of dispatching its ~30 operators one by one from Python, the cache write included. Chunk
+    sizes and cache lengths are symbolic, so a decode compiles a few graphs, not one per position."""
+    return [torch.compile(layer, dynamic=True) for layer in model.layers]
 
-    def __init__(self, model: NviumForCausalLM, cache_type: type[KVCache] = KVCache) -> None:
+
+class _CachedDecoder:
+    """What both samplers share: one KV cache per layer, prompt prefill, and the timing loop.
+
+    compile=True runs the layers through `compiled_layers` (same weights, same caches, same draws)."""
+
+    def __init__(self, model: NviumForCausalLM, cache_type: type[KVCache] = KVCache, compile: bool = False) -> None:
         self.model, self.cache_type = model.eval(), cache_type
+        self.layers = compiled_layers(model) if compile else list(model.layers)
         param = next(model.parameters())
         self.device, self.dtype = param.device, param.dtype
         self.caches: list[KVCache] = []
@@ -113,7 +123,7 @@ class _CachedDecoder:
         if not ids:
             return
         x = self.model.embed(torch.tensor([ids], device=self.device))
-        for layer, cache in zip(self.model.layers, self.caches):
+        for layer, cache in zip(self.layers, self.caches):
             x = layer(x, self.model.rotary, cache)
         self.length = len(ids)
 
@@ -158,7 +168,7 @@ class _CachedDecoder:
 
     def _run_layer(self, j: int, x: torch.Tensor) -> torch.Tensor:
         self.chunk_sizes[x.shape[1]] += 1
-        return self.model.layers[j](x, self.model.rotary, self.caches[j])
+        return self.layers[j](x, self.model.rotary, self.caches[j])
 
     def flush(self) -> None:
         """Bring every layer's cache up to the last position (a no-op without deferral)."""
@@ -175,8 +185,9 @@ class DeferredSampler(_CachedDecoder):
     the matched baseline's engine too.
     """
 
-    def __init__(self, model: NviumForCausalLM, max_pending: int = 16, cache_type: type[KVCache] = KVCache) -> None:
-        super().__init__(model, cache_type)
+    def __init__(self, model: NviumForCausalLM, max_pending: int = 16, cache_type: type[KVCache] = KVCache,
+                 compile: bool = False) -> None:
+        super().__init__(model, cache_type, compile)
         if max_pending < 1:
             raise ProceedingsError(f"max_pending must be >= 1, got {max_pending}")
         self.max_pending = max_pending
