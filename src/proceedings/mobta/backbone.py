@@ -1,0 +1,105 @@
+"""The base model θ_0 every fine-tune starts from, with the trajectory tokens in its vocabulary.
+
+tiny: a seeded random 2-layer Llama (d = 64) whose vocabulary is only the format's tokens (spec §5), first
+pre-trained on syntax alone (random cells, ordered slots, either tag): the stand-in for a pretrained LLM,
+so that every fine-tune starts from a base that knows the format the way an LLM knows language, and
+knows nothing about any city. The pre-trained weights are cached under $PROCEEDINGS_CACHE/mobta/.
+Otherwise: any causal LM through `core.models.load_causal_lm` (default SmolLM2-135M-Instruct) with the
+tokens added (`add_tokens` + `resize_token_embeddings`, new rows drawn from a seeded generator); a tied
+embedding/head stays tied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, replace
+
+import torch
+
+from proceedings.core.models import cache_root
+from proceedings.mobta.finetune import Recipe, finetune
+from proceedings.mobta.task_vector import model_hash
+from proceedings.mobta.tokenization import EOS, TAGS, TokenIds, TrajTokenizer
+from proceedings.mobta.trajectories import Trajectory
+
+TINY = "tiny"
+PRETRAIN = Recipe(steps=300, batch=32, lr=3e-3, lora_r=None, warmup_steps=20)  # syntax only, no city
+
+
+@dataclass
+class Backbone:
+    model: torch.nn.Module
+    ids: TokenIds
+    tokenizer: TrajTokenizer
+    spec: str
+    seed: int
+    base_hash: str
+
+    @property
+    def pad_id(self) -> int:
+        return self.ids.to_id[EOS]
+
+    def meta(self, name: str) -> dict:
+        """What a task vector built on this base must record (spec §7: refuse to mix bases, tokenizers, grids)."""
+        return {"name": name, "base": self.spec, "base_seed": self.seed, "base_hash": self.base_hash, "tokenizer_hash": self.tokenizer.fingerprint(),
+                "grid": self.tokenizer.grid, "slot_minutes": self.tokenizer.slot_minutes}
+
+
+def syntax_sequences(tokenizer: TrajTokenizer, n: int, seed: int) -> list[list[str]]:
+    """City-free sequences of the format: a tag, 1-12 visits to uniform random cells, ordered slots."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        tag, count = rng.choice(TAGS), rng.randint(1, 12)
+        if tag == "mob":
+            slots = sorted(rng.sample(range(tokenizer.slots), count))
+        else:
+            first = rng.randrange(tokenizer.slots - 4)
+            slots = sorted(rng.randint(first, first + 4) for _ in range(count))
+        cells = [rng.randrange(tokenizer.cells) for _ in range(count)]
+        out.append(tokenizer.encode(Trajectory(tuple(zip(slots, cells))), tag))
+    return out
+
+
+def tiny_backbone(tokenizer: TrajTokenizer, seed: int, hidden: int = 64, layers: int = 2,
+                  pretrain: Recipe = PRETRAIN) -> Backbone:
+    from safetensors.torch import load_file, save_file
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    ids = TokenIds.own(tokenizer)
+    eos = ids.to_id[EOS]
+    config = LlamaConfig(vocab_size=ids.vocab_size, hidden_size=hidden, intermediate_size=2 * hidden,
+                         num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=2,
+                         max_position_embeddings=256, tie_word_embeddings=True,
+                         bos_token_id=eos, eos_token_id=eos, pad_token_id=eos)
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config).eval()
+    if pretrain.steps:
+        key = f"{tokenizer.fingerprint()}-{hidden}-{layers}-{seed}-{pretrain.steps}-{pretrain.lr}-{pretrain.batch}"
+        path = cache_root() / "mobta" / f"tiny-base-{hashlib.sha256(key.encode()).hexdigest()[:12]}.safetensors"
+        if not path.exists():
+            data = [ids.ids(s) for s in syntax_sequences(tokenizer, 4 * pretrain.steps, seed)]
+            trained, _ = finetune(model, data, replace(pretrain, seed=seed), eos, desc="pre-train tiny base (syntax)")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            save_file({k: v.contiguous() for k, v in trained.state_dict().items() if k != "lm_head.weight"},
+                      str(path.with_suffix(".partial")))
+            path.with_suffix(".partial").replace(path)
+        model.load_state_dict(load_file(str(path)), strict=False)
+        model.tie_weights()
+    return Backbone(model, ids, tokenizer, TINY, seed, model_hash(model))
+
+
+def llm_backbone(spec: str, tokenizer: TrajTokenizer, seed: int, dtype: str = "float32", device: str = "cpu") -> Backbone:
+    from proceedings.core.models import load_causal_lm
+
+    model, hf_tokenizer = load_causal_lm(spec, device=device, dtype=dtype)
+    ids = TokenIds.added_to(hf_tokenizer, tokenizer)
+    torch.manual_seed(seed)
+    model.resize_token_embeddings(ids.vocab_size, mean_resizing=True)
+    model.eval()
+    return Backbone(model, ids, tokenizer, spec, seed, model_hash(model))
+
+
+def backbone(spec: str, tokenizer: TrajTokenizer, seed: int, **kwargs) -> Backbone:
+    return tiny_backbone(tokenizer, seed) if spec == TINY else llm_backbone(spec, tokenizer, seed, **kwargs)

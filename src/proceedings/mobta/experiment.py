@@ -1,0 +1,344 @@
+"""reproduce(scale): MobTA against bus-only and source-only, with the oracle as the bound (issue 22).
+
+Paper (abstract): with no mobility data from the target city, adding the source city's "bus timetable ->
+mobility" task vector to a model fine-tuned on the target's bus timetable generates target trajectories
+that beat existing methods and come close to a model fine-tuned on target mobility. Here: one base model,
+one fine-tuning recipe for the four task vectors τ_bus^S, τ_mob^S, τ_bus^T, τ_mob^T (the last for the
+oracle only); arms θ_0 + τ_bus^T + μ(τ_mob^S - τ_bus^S) (μ = 1 judged; 0.5 and 1.5 reported), bus-only
+θ_0 + τ_bus^T (its trips read as person-days), source-only θ_0 + τ_mob^S (in the target grid) and the
+oracle θ_0 + τ_mob^T, all sampled alike and scored by JSD against held-out simulated target person-days.
+Control: the target's behaviour shifted (`--behaviour-shift`), only the oracle retrained.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import resource
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from proceedings.core.models import cache_root
+from proceedings.core.results import Result, artifact_dir, results_root
+from proceedings.core.runtime import atomic_write_text, check_scale, seed_everything
+from proceedings.mobta.backbone import Backbone, backbone
+from proceedings.mobta.baselines import epr_baseline
+from proceedings.mobta.city import City
+from proceedings.mobta.feeds import load_city
+from proceedings.mobta.fields import city_fields
+from proceedings.mobta.finetune import Recipe, TrainLog, finetune
+from proceedings.mobta.generation import Samples, sample
+from proceedings.mobta.metrics import Bins, bootstrap_gap, evaluate, real_floor
+from proceedings.mobta.simulator import DEFAULT, SHIFTED, person_days
+from proceedings.mobta.task_vector import TaskVector
+from proceedings.mobta.tokenization import TrajTokenizer
+from proceedings.mobta.trajectories import Trajectory, as_person_day
+
+CLAIM = ("Adding the source city's bus-to-mobility task vector to a model fine-tuned on the target city's bus "
+         "timetable generates target-city person-days that beat bus-only and source-only generation and come "
+         "close to a model fine-tuned on target mobility, without any target mobility data.")
+PAPER = {"distance_jsd_shanghai": 0.0749, "distance_jsd_wuxi": 0.0847, "distance_jsd_singapore": 0.0855}
+PAPER_SOURCE = ("spec §1 quoting a public leaderboard snippet of arXiv 2602.13071 (MobTA 'Distance error', "
+                "a JSD, on Shanghai, Wuxi, Singapore); the abstract states no number")
+VALIDITY_GATE, ORACLE_GAP, CLOSURE, VALIDITY = 0.90, 0.5, 0.5, 0.90
+MU = 1.0  # fixed for the verdict; the other μ are reported, never used to choose (issue 22)
+
+
+@dataclass
+class ExperimentConfig:
+    model: str  # "tiny" (random Llama over the format's tokens) or a causal LM spec
+    source: str  # "synthetic:<layout>:<seed>", "cairns", "nyc_subway" or a GTFS zip
+    target: str
+    recipe: Recipe
+    grid: int = 16
+    bus_sequences: int = 2000  # training sequences per bus task (trips drawn with replacement)
+    mob_days: int = 2000  # training person-days per mobility task
+    eval_days: int = 400  # held-out "real" target person-days
+    samples: int = 300  # generated per arm (issue: >= 200)
+    mus: tuple[float, ...] = (0.5, 1.0, 1.5)
+    max_new_tokens: int = 64
+    sample_batch: int = 100
+    bootstrap: int = 200
+    control: bool = True  # also run the --behaviour-shift control
+    resume: bool = False  # keep checkpoints and finished task vectors in a run folder (staged runs)
+
+
+CONFIGS = {
+    # spec §5 tiny: random 2-layer Llama, only the format's vocabulary, full fine-tunes, a synthetic pair.
+    "tiny": ExperimentConfig(
+        model="tiny", source="synthetic:monocentric:0", target="synthetic:polycentric:1",
+        recipe=Recipe(steps=150, batch=32, lr=2e-3, lora_r=None, warmup_steps=10, checkpoint_every=50),
+        max_new_tokens=40),
+    # SmolLM2-135M + LoRA r=8 (new-token rows lr 1e-3, LoRA lr 2e-4), Cairns -> NYC subway.
+    "small": ExperimentConfig(
+        model="smollm2-135m", source="cairns", target="nyc_subway",
+        recipe=Recipe(steps=80, batch=16, lr=2e-4, new_row_lr=1e-3, lora_r=8, checkpoint_every=10),
+        bus_sequences=1280, mob_days=1280, eval_days=400, samples=200, max_new_tokens=72, sample_batch=50, resume=True),
+    # Full scale: any HF causal LM (--model), GPUs via Accelerate; longer fine-tunes, more samples.
+    "paper": ExperimentConfig(
+        model="smollm2-135m", source="cairns", target="nyc_subway",
+        recipe=Recipe(steps=3000, batch=64, lr=2e-4, new_row_lr=1e-3, lora_r=8, checkpoint_every=200),
+        bus_sequences=20000, mob_days=20000, eval_days=5000, samples=5000, max_new_tokens=96, sample_batch=256,
+        mus=(0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5), bootstrap=1000, resume=True),
+}
+
+
+def experiment_config(scale: str, seed: int = 0) -> ExperimentConfig:
+    cfg = CONFIGS[check_scale(scale)]
+    return replace(cfg, recipe=replace(cfg.recipe, seed=seed))
+
+
+@dataclass
+class Workload:
+    """Both cities, their simulated person-days and every training set, as token ids."""
+
+    source: City
+    target: City
+    bins: Bins
+    mob_source: list[Trajectory]
+    real: dict[str, list[Trajectory]]  # "train"/"eval" target person-days, per behaviour ("", "shifted")
+    sequences: dict[str, list[list[int]]] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def load_workload(cfg: ExperimentConfig, base: Backbone, seed: int) -> Workload:
+    """Ingest both timetables, simulate person-days (shared behaviour; target also shifted), encode."""
+    t0 = time.perf_counter()
+    source, target = load_city(cfg.source, cfg.grid), load_city(cfg.target, cfg.grid)
+    t1 = time.perf_counter()
+    fields_s, fields_t = city_fields(source, seed), city_fields(target, seed + 1)
+    mob_source = person_days(fields_s, cfg.mob_days, seed + 10, DEFAULT)
+    real = {"train": person_days(fields_t, cfg.mob_days, seed + 11, DEFAULT),
+            "eval": person_days(fields_t, cfg.eval_days, seed + 12, DEFAULT)}
+    if cfg.control:
+        real["shifted train"] = person_days(fields_t, cfg.mob_days, seed + 13, SHIFTED)
+        real["shifted eval"] = person_days(fields_t, cfg.eval_days, seed + 14, SHIFTED)
+    t2 = time.perf_counter()
+    simulated = cfg.mob_days * (2 + 2 * cfg.control) + cfg.eval_days * (1 + cfg.control)
+    work = Workload(source, target, Bins.for_city(target.cell_centres_km()), mob_source, real,
+                    timings={"ingest_s": t1 - t0, "simulate_person_days_per_s": simulated / (t2 - t1)})
+    pick = random.Random(seed)
+    encode = lambda days, tag: [base.ids.ids(base.tokenizer.encode(d, tag)) for d in days]  # noqa: E731
+    work.sequences = {"bus_S": encode(pick.choices(source.bus_trips, k=cfg.bus_sequences), "bus"),
+                      "bus_T": encode(pick.choices(target.bus_trips, k=cfg.bus_sequences), "bus"),
+                      "mob_S": encode(mob_source, "mob"), "mob_T": encode(real["train"], "mob")}
+    if cfg.control:
+        work.sequences["mob_T_shifted"] = encode(real["shifted train"], "mob")
+    return work
+
+
+def train_vectors(cfg: ExperimentConfig, base: Backbone, work: Workload) -> tuple[dict[str, TaskVector], dict[str, TrainLog], float]:
+    """One recipe for every task; each fine-tune becomes a dense task vector (mean build seconds returned).
+
+    With `cfg.resume` the run folder keeps each fine-tune's checkpoint and finished vector, so an
+    interrupted run continues where it stopped.
+    """
+    vectors, logs, build_s = {}, {}, []
+    new_ids = None if cfg.recipe.lora_r is None else base.ids.new_ids
+    folder = run_folder(cfg, base) if cfg.resume else None
+    for task, sequences in work.sequences.items():
+        if folder and (folder / f"{task}.safetensors").exists():
+            vectors[task] = TaskVector.load(folder / f"{task}.safetensors")
+            logs[task] = TrainLog(**json.loads((folder / f"{task}.log.json").read_text()))
+            continue
+        model, logs[task] = finetune(base.model, sequences, cfg.recipe, base.pad_id, new_ids,
+                                     checkpoint=folder / f"{task}.pt" if folder else None, desc=f"fine-tune {task}")
+        meta, t0 = base.meta(task), time.perf_counter()
+        vectors[task] = (TaskVector.between(base.model, model, meta) if cfg.recipe.lora_r is None
+                         else TaskVector.from_lora(model, meta))
+        build_s.append(time.perf_counter() - t0)
+        if folder:
+            vectors[task].save(folder / f"{task}.safetensors")
+            atomic_write_text(folder / f"{task}.log.json", json.dumps(asdict(logs[task])))
+        del model
+    return vectors, logs, float(np.mean(build_s)) if build_s else float("nan")
+
+
+def run_folder(cfg: ExperimentConfig, base: Backbone) -> Path:
+    """$PROCEEDINGS_CACHE/mobta/runs/<hash of the config and base>: checkpoints and finished vectors."""
+    key = hashlib.sha256(json.dumps([asdict(cfg), base.base_hash], default=str).encode()).hexdigest()[:12]
+    return cache_root() / "mobta" / "runs" / key
+
+
+def arm_vectors(vectors: dict[str, TaskVector], mus: tuple[float, ...]) -> dict[str, tuple[TaskVector, str]]:
+    """Each arm's task vector and the tag it is sampled with."""
+    arms = {f"mobta_mu{mu:g}": (vectors["bus_T"] + mu * (vectors["mob_S"] - vectors["bus_S"]), "mob") for mu in mus}
+    arms.update({"bus_only": (vectors["bus_T"], "bus"), "source_only": (vectors["mob_S"], "mob"),
+                 "oracle": (vectors["mob_T"], "mob"), "bus_S": (vectors["bus_S"], "bus")})
+    if "mob_T_shifted" in vectors:
+        arms["oracle_shifted"] = (vectors["mob_T_shifted"], "mob")
+    return arms
+
+
+def sample_arms(cfg: ExperimentConfig, base: Backbone, arms: dict, seed: int) -> tuple[dict[str, Samples], dict]:
+    """Every arm merged densely and sampled with the same settings and seed."""
+    out, speed = {}, {"apply_s": [], "sample_tokens_per_s": []}
+    for name, (vector, tag) in arms.items():
+        t0 = time.perf_counter()
+        model = vector.apply_to(base.model)
+        speed["apply_s"].append(time.perf_counter() - t0)
+        out[name] = sample(model, base.tokenizer, base.ids, tag, cfg.samples, seed, cfg.max_new_tokens,
+                           cfg.sample_batch, desc=f"sample {name}")
+        speed["sample_tokens_per_s"].append(out[name].tokens / out[name].wall_s)
+        del model
+    return out, {k: float(np.mean(v)) for k, v in speed.items()}
+
+
+def person_days_of(name: str, samples: Samples) -> list[Trajectory]:
+    """Bus-only's trips are read as person-days (issue 22); every other arm samples person-days."""
+    return [as_person_day(t) for t in samples.valid] if samples.tag == "bus" else samples.valid
+
+
+def scores(samples: dict[str, Samples], real: list[Trajectory], bins: Bins, arms: tuple[str, ...]) -> dict[str, dict]:
+    """JSD table and validity per arm against one real set."""
+    return {name: {**evaluate(person_days_of(name, samples[name]), real, bins), "validity": samples[name].validity}
+            for name in arms}
+
+
+def closure(best: float, method: float, oracle: float) -> float:
+    """(better baseline - method) / (better baseline - oracle): the share of the gap the method closes."""
+    return (best - method) / (best - oracle) if best > oracle else float("nan")
+
+
+def reproduce(scale: str, seed: int = 0) -> Result:
+    """Data -> four matched fine-tunes -> task arithmetic -> sampling -> JSD against held-out target days."""
+    cfg = experiment_config(scale, seed)
+    seed_everything(seed)
+    tokenizer = TrajTokenizer(cfg.grid)
+    base = backbone(cfg.model, tokenizer, seed)
+    work = load_workload(cfg, base, seed)
+    vectors, logs, build_s = train_vectors(cfg, base, work)
+    arms = arm_vectors(vectors, cfg.mus)
+    samples, speed = sample_arms(cfg, base, arms, seed)
+
+    judged = tuple(a for a in arms if a not in ("bus_S", "oracle_shifted"))
+    table = scores(samples, work.real["eval"], work.bins, judged)
+    mobta = f"mobta_mu{MU:g}"
+    own_task = {"bus_S": samples["bus_S"].validity, "mob_S": samples["source_only"].validity,
+                "bus_T": samples["bus_only"].validity, "mob_T": samples["oracle"].validity}
+    days = {name: person_days_of(name, samples[name]) for name in judged}
+    gaps = {other: bootstrap_gap(days[mobta], days[other], work.real["eval"], work.bins, cfg.bootstrap, seed)
+            for other in ("bus_only", "source_only")}
+    epr_days, fitted = epr_baseline(work.mob_source, work.source.cell_centres_km(),
+                                    city_fields(work.target, seed + 1), cfg.samples, seed + 20)
+    epr = evaluate(epr_days, work.real["eval"], work.bins)
+
+    better = min(("bus_only", "source_only"), key=lambda a: table[a]["mean"])
+    metrics = {
+        "mean_jsd": table[mobta]["mean"], "validity": table[mobta]["validity"],
+        "jsd": {m: v for m, v in table[mobta].items() if m not in ("mean", "validity")},
+        "gap_vs_bus_only_ci": list(gaps["bus_only"]), "gap_vs_source_only_ci": list(gaps["source_only"]),
+        "oracle_mean_jsd": table["oracle"]["mean"], "own_task_validity": own_task,
+        "own_task_validity_min": min(own_task.values()),
+        "closure": closure(table[better]["mean"], table[mobta]["mean"], table["oracle"]["mean"]),
+        "mu_curve": {f"{mu:g}": {"mean_jsd": table[f"mobta_mu{mu:g}"]["mean"],
+                                 "validity": table[f"mobta_mu{mu:g}"]["validity"]} for mu in cfg.mus},
+        "arms": table, "epr_reported_not_judged": {**epr, "fitted": fitted.to_dict()},
+        "real_vs_real_floor": real_floor(work.real["eval"], work.bins, seed),
+        "invalid_reasons": {name: dict(s.invalid.most_common(3)) for name, s in samples.items()},
+        "speed": speed_numbers(work, logs, vectors, speed, build_s),
+    }
+    if cfg.control:
+        metrics["control_behaviour_shift"] = control(samples, work, cfg)
+    baseline = {"name": f"the better of bus-only and source-only ({better.replace('_', '-')})",
+                "mean_jsd": table[better]["mean"], "validity": table[better]["validity"],
+                "bus_only_mean_jsd": table["bus_only"]["mean"], "source_only_mean_jsd": table["source_only"]["mean"],
+                "jsd": {m: v for m, v in table[better].items() if m not in ("mean", "validity")}}
+    out = artifact_dir("mobta", scale)
+    artifacts = [plot_arms(table, cfg.mus, out / "jsd.png")]
+    return Result(
+        system="mobta", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline,
+        checks=verdict(metrics, baseline), paper=PAPER, paper_source=PAPER_SOURCE,
+        config={**asdict(cfg), "source_city": work.source.feed_stats, "target_city": work.target.feed_stats,
+                "behaviour": DEFAULT.to_dict(), "behaviour_shifted": SHIFTED.to_dict(),
+                "matched": "one base, one recipe (steps, batch, lr, schedule, seed) and equal data size for every "
+                           "fine-tune; every arm merged densely and sampled with the same settings, seed and count"},
+        seed=seed, notes=notes(metrics, baseline, cfg),
+        artifacts=[str(p.relative_to(results_root())) for p in artifacts], device="cpu",
+    )
+
+
+def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
+    """Gates (every fine-tune learns its format; the oracle leaves a gap to close), then issue 22's claim."""
+    bus, src = baseline["bus_only_mean_jsd"], baseline["source_only_mean_jsd"]
+    best, oracle, ours = min(bus, src), metrics["oracle_mean_jsd"], metrics["mean_jsd"]
+    return {
+        f"gate: every fine-tune gives >= {VALIDITY_GATE:.0%} valid samples on its own task":
+            metrics["own_task_validity_min"] >= VALIDITY_GATE,
+        f"gate: the oracle's mean JSD <= {ORACLE_GAP} x the better of bus-only and source-only":
+            oracle <= ORACLE_GAP * best,
+        "MobTA (mu = 1) mean JSD < bus-only's, the gap's 95 % bootstrap interval above 0":
+            ours < bus and metrics["gap_vs_bus_only_ci"][0] > 0,
+        "MobTA (mu = 1) mean JSD < source-only's, the gap's 95 % bootstrap interval above 0":
+            ours < src and metrics["gap_vs_source_only_ci"][0] > 0,
+        f"MobTA closes >= {CLOSURE:.0%} of the gap from the better baseline to the oracle":
+            best > oracle and (best - ours) / (best - oracle) >= CLOSURE,
+        f"MobTA validity >= {VALIDITY:.0%}": metrics["validity"] >= VALIDITY,
+    }
+
+
+def control(samples: dict[str, Samples], work: Workload, cfg: ExperimentConfig) -> dict:
+    """The same MobTA, bus-only and source-only samples scored against the shifted target; the oracle retrained."""
+    renamed = {**samples, "oracle": samples["oracle_shifted"]}
+    table = scores(renamed, work.real["shifted eval"], work.bins, (f"mobta_mu{MU:g}", "bus_only", "source_only", "oracle"))
+    best = min(table["bus_only"]["mean"], table["source_only"]["mean"])
+    return {"mean_jsd": {a: row["mean"] for a, row in table.items()},
+            "closure": closure(best, table[f"mobta_mu{MU:g}"]["mean"], table["oracle"]["mean"])}
+
+
+def speed_numbers(work: Workload, logs: dict[str, TrainLog], vectors: dict[str, TaskVector], speed: dict,
+                  build_s: float) -> dict:
+    steps = sum(log.steps for log in logs.values())
+    return {"finetune_s_per_step": sum(log.wall_s for log in logs.values()) / steps,
+            "finetune_cpu_s_per_step": sum(log.cpu_s for log in logs.values()) / steps,
+            "finetune_tokens_per_s": sum(log.tokens for log in logs.values()) / sum(log.wall_s for log in logs.values()),
+            "sample_tokens_per_s": speed["sample_tokens_per_s"], "task_vector_build_s": build_s,
+            "task_vector_apply_s": speed["apply_s"],
+            "task_vector_mb": 4 * vectors["bus_S"].numel() / 2 ** 20,
+            "simulate_person_days_per_s": work.timings["simulate_person_days_per_s"],
+            "ingest_both_feeds_s": work.timings["ingest_s"],
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "final_losses": {task: log.losses[-1] for task, log in logs.items()}}
+
+
+def notes(metrics: dict, baseline: dict, cfg: ExperimentConfig) -> str:
+    lines = [f"MobTA mean JSD {metrics['mean_jsd']:.3f} vs bus-only {baseline['bus_only_mean_jsd']:.3f}, "
+             f"source-only {baseline['source_only_mean_jsd']:.3f}, oracle {metrics['oracle_mean_jsd']:.3f}; "
+             f"real-vs-real floor (two halves of the held-out set) {metrics['real_vs_real_floor']:.3f}; "
+             f"closure {metrics['closure']:.2f}.",
+             f"EPR (source-fitted, target fields) {metrics['epr_reported_not_judged']['mean']:.3f}: reported, not "
+             "judged, because the simulator that made the ground truth is itself EPR-style."]
+    if "control_behaviour_shift" in metrics:
+        shifted = metrics["control_behaviour_shift"]["closure"]
+        lines.append(f"Control (target behaviour shifted, oracle retrained): closure {shifted:.2f} "
+                     f"vs {metrics['closure']:.2f} unshifted" + ("." if shifted < metrics["closure"] else
+                     "; it did not fall, so transfer is not tested by this run."))
+    lines.append("Person-days are simulated (no mobility data is offline); the benchmark can only show that the "
+                 "arithmetic transfers a shift that exists in the simulator.")
+    return " ".join(lines)
+
+
+def plot_arms(table: dict, mus: tuple[float, ...], path):
+    """Per-metric JSD of every arm (lower is better)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metrics = ("distance", "radius", "duration", "location", "dailyloc", "mean")
+    arms = [a for a in ("bus_only", "source_only", *[f"mobta_mu{m:g}" for m in mus], "oracle") if a in table]
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    width = 0.8 / len(arms)
+    for i, arm in enumerate(arms):
+        ax.bar(np.arange(len(metrics)) + i * width, [table[arm][m] for m in metrics], width, label=arm)
+    ax.set_xticks(np.arange(len(metrics)) + 0.4 - width / 2, metrics)
+    ax.set_ylabel("JSD vs held-out target (base 2)")
+    ax.legend(fontsize=7, ncol=3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
