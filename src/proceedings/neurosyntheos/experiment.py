@@ -1,0 +1,197 @@
+"""reproduce(scale): CEGRES, CEGRES-all-edges and NeuroSyntheos on held-out LTLt specs.
+
+The paper's headline (abstract): on 83 benchmarks NeuroSyntheos solves 60 vs 19 for the previous
+best within 5 minutes, with the median iteration count 5.2x lower and < 3 s neural overhead, every
+prediction SMT-verified. Here (issue 23): parametric families re-authored from public descriptions,
+split by constants (train small, test larger); CEGRES traces of the training split train the
+predictor (template library + GNN) inside the run; the three arms then run on the held-out specs
+with the same backend, wall budget per spec (inference and verification inside it), z3 limits and
+≤ 16 injected formulas per iteration for the batching arms.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from proceedings.core.progress import progress_bar
+from proceedings.core.results import Result, artifact_dir
+from proceedings.core.runtime import check_scale, seed_everything
+from proceedings.neurosyntheos.cegres import Run, cegres, recheck
+from proceedings.neurosyntheos.families import FAMILIES
+from proceedings.neurosyntheos.predictor import NeuroPredictor
+from proceedings.neurosyntheos.training import batch_implies, collect_traces, fit_predictor
+
+CLAIM = ("Predicting batches of z3-verified theory tautologies lets CEGRES solve more LTLt specs within the "
+         "budget, with far fewer synthesis calls and under 3 s of neural overhead per spec.")
+PAPER = {"solved": 60, "benchmarks": 83, "previous_best_solved": 19, "median_iteration_reduction": 5.2,
+         "neural_overhead_s": 3.0}
+GATE_SOLVED = (0.25, 0.75)  # issue 23: CEGRES solves 25-75 % of the held-out specs
+GATE_FIRST_BATCH = 0.5  # issue 23: first verified batch implies >= 50 % of CEGRES's final set
+EXTRA_SOLVED = (3, 0.15)  # issue 23: NeuroSyntheos solves >= CEGRES + max(3, 15 % of held-out)
+MIN_BOTH = 5  # issue 23: ... on >= 5 specs solved by both
+CALL_RATIO = 0.5  # ... its median synthesis calls <= 0.5 x CEGRES's
+MAX_OVERHEAD_S = 3.0  # median neural overhead (inference + verification) <= 3 s per spec
+MATCHED = ("All arms: same bounded-synthesis backend and max controller/counter-strategy size, the same wall "
+           "budget per spec (prediction and z3 verification count inside it for NeuroSyntheos), the same z3 "
+           "rlimit/timeouts; all-edges and NeuroSyntheos inject <= batch formulas per iteration.")
+
+
+@dataclass
+class Config:
+    train: list[tuple[str, dict]]  # (family, params): traces for the predictor
+    test: list[tuple[str, dict]]  # held-out specs
+    budget_s: float  # wall budget per spec and arm
+    train_budget_s: float  # CEGRES budget per training spec
+    batch: int = 16  # issue 23: <= 16 formulas per iteration
+    max_size: int = 6  # largest controller / counter-strategy tried
+    gnn_steps: int = 300
+    arms: tuple[str, ...] = ("cegres", "all-edges", "neuro")
+    families: tuple[str, ...] = field(default_factory=lambda: tuple(FAMILIES))
+
+
+def _thermo(zones, base, gap, overlap):
+    return ("thermostat", {"zones": zones, "base": base, "gap": gap, "overlap": overlap})
+
+
+def _robot(dist, reach):
+    return ("robot-target", {"dist": dist, "reach": reach})
+
+
+def _visits(targets, low, high):
+    return ("visits", {"targets": targets, "low": low, "high": high})
+
+
+CONFIGS = {
+    # issue 23 tiny: 5 held-out specs of two families, <= 4 env literals, 5 s budget, trained in the run.
+    "tiny": Config(train=[_visits((1, 3, 5), 0, 6), _visits((2, 4, 6), 0, 5), _thermo(3, 2, 3, 0), _thermo(3, 1, 4, 1)],
+                   test=[_visits((10, 13, 17), 8, 20), _visits((5, 9, 30), 0, 25), _visits((11, 14, 16), 10, 20),
+                         _thermo(3, 10, 6, 0), _thermo(3, 20, 7, 2)],
+                   budget_s=5.0, train_budget_s=20.0),
+    "small": Config(train=[_thermo(z, b, g, o) for z in (2, 3) for b, g, o in ((1, 3, 0), (2, 4, 1))]
+                    + [_robot(d, r) for d, r in ((3, 3), (4, 2))]
+                    + [_visits(t, lo, hi) for t, lo, hi in (((1, 3, 5), 0, 6), ((2, 4, 6), 0, 5), ((1, 3, 5, 7), 0, 8))],
+                    test=[_thermo(z, b, g, o) for z in (2, 3) for b, g, o in ((8, 5, 0), (12, 6, 1), (20, 9, 0), (30, 11, 2))]
+                    + [_robot(d, r) for d, r in ((8, 9), (10, 4), (12, 12), (15, 7))]
+                    + [_visits(t, lo, hi) for t, lo, hi in (((10, 13, 17), 8, 20), ((5, 9, 30), 0, 25),
+                                                            ((11, 14, 16), 10, 20), ((3, 7, 12), 0, 11),
+                                                            ((20, 24, 28, 32), 18, 40), ((6, 8, 10, 12), 5, 11),
+                                                            ((15, 25, 35, 45), 10, 50), ((2, 5, 8, 11), 0, 12))],
+                    budget_s=15.0, train_budget_s=60.0),
+    "paper": Config(train=[_thermo(z, b, g, o) for z in (2, 3, 4) for b, g, o in ((1, 3, 0), (2, 4, 1), (3, 5, 2))]
+                    + [_robot(d, r) for d in range(3, 9) for r in (d - 2, d + 1)],
+                    test=[_thermo(z, 10 * k, 5 + k, k % 3 - 1) for z in (2, 3, 4) for k in range(1, 9)]
+                    + [_robot(10 * k, r) for k in range(1, 9) for r in (5 * k, 12 * k)],
+                    budget_s=300.0, train_budget_s=600.0, max_size=10),
+}
+
+
+def build(entries):
+    return [FAMILIES[family](**params) for family, params in entries]
+
+
+def reproduce(scale: str, seed: int = 0) -> Result:
+    """Traces -> predictor -> the three arms on held-out specs -> gates and the claim's checks."""
+    cfg = CONFIGS[check_scale(scale)]
+    seed_everything(seed)
+    train_specs, test_specs = build(cfg.train), build(cfg.test)
+    traces = collect_traces(train_specs, cfg.train_budget_s, cfg.max_size)
+    predictor, training = fit_predictor(train_specs, traces, steps=cfg.gnn_steps, seed=seed)
+    runs: dict[str, list[Run]] = {arm: [] for arm in cfg.arms}
+    for spec in progress_bar(test_specs, desc="neurosyntheos held-out specs", unit="spec"):
+        for arm in cfg.arms:
+            runs[arm].append(cegres(spec, cfg.budget_s, arm, predictor if arm == "neuro" else None,
+                                    cfg.batch, cfg.max_size))
+    first_batch = [batch_implies(spec, fresh_predictor(predictor), run)
+                   for spec, run in zip(test_specs, runs["cegres"]) if run.solved]
+    metrics, baseline = measure(test_specs, runs, first_batch)
+    metrics["training"] = training
+    out = artifact_dir("neurosyntheos", scale)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "runs.json").write_text(json.dumps({arm: [r.summary() for r in rs] for arm, rs in runs.items()}, indent=1))
+    return Result(system="neurosyntheos", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline,
+                  checks=verdict(metrics, baseline), paper=PAPER, paper_source="abstract",
+                  config=asdict(cfg) | {"matched": MATCHED}, seed=seed, notes=notes(metrics, baseline),
+                  artifacts=[f"neurosyntheos/{scale}/runs.json"])
+
+
+def fresh_predictor(p: NeuroPredictor) -> NeuroPredictor:
+    return NeuroPredictor(library=p.library, scorer=p.scorer, gnn_top=p.gnn_top)
+
+
+def _arm_numbers(specs, runs: list[Run]) -> dict:
+    solved = [r for r in runs if r.solved]
+    return {"solved": len(solved), "solved_fraction": len(solved) / max(len(runs), 1),
+            "unsound": sum(r.verdict != s.expected for s, r in zip(specs, runs) if r.solved),
+            "invalid_tautologies": sum(len(recheck(s, r)) for s, r in zip(specs, runs)),
+            "per_spec_calls": {r.spec: r.calls for r in solved}}
+
+
+def _median(xs) -> float | None:
+    return float(statistics.median(xs)) if xs else None
+
+
+def measure(specs, runs: dict[str, list[Run]], first_batch: list[float]) -> tuple[dict, dict]:
+    """The method's and the baseline's numbers (everything the verdict reads)."""
+    ours, base = _arm_numbers(specs, runs["neuro"]), _arm_numbers(specs, runs["cegres"])
+    both = [(a, b) for a, b in zip(runs["neuro"], runs["cegres"]) if a.solved and b.solved]
+    edges = _arm_numbers(specs, runs["all-edges"]) if "all-edges" in runs else {}
+    both_edges = [(a, b) for a, b in zip(runs["neuro"], runs.get("all-edges", [])) if a.solved and b.solved]
+    metrics = {
+        "held_out": len(specs),
+        "solved": ours["solved"], "solved_fraction": ours["solved_fraction"], "unsound": ours["unsound"],
+        "invalid_tautologies": ours["invalid_tautologies"],
+        "both_solved": len(both),
+        "median_calls_both": _median([a.calls for a, _ in both]),
+        "median_neural_s": _median([r.neural_s for r in runs["neuro"]]),
+        "injected": sum(r.injected for r in runs["neuro"]),
+        "rejected_proposals": sum(r.rejected for r in runs["neuro"]),
+        "first_batch_implies": _median(first_batch) if first_batch else 0.0,
+        "first_batch_specs": len(first_batch),
+        "all_edges": {"solved": edges.get("solved", 0), "unsound": edges.get("unsound", 0),
+                      "invalid_tautologies": edges.get("invalid_tautologies", 0),
+                      "median_calls_both_with_neuro": _median([b.calls for _, b in both_edges]),
+                      "neuro_median_calls_both_with_all_edges": _median([a.calls for a, _ in both_edges])},
+        "per_spec_calls": ours["per_spec_calls"],
+    }
+    baseline = {"name": "CEGRES (one tautology per synthesis call)", "solved": base["solved"],
+                "solved_fraction": base["solved_fraction"], "unsound": base["unsound"],
+                "invalid_tautologies": base["invalid_tautologies"],
+                "median_calls_both": _median([b.calls for _, b in both]),
+                "per_spec_calls": base["per_spec_calls"]}
+    return metrics, baseline
+
+
+def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
+    """Gates (CEGRES neither saturated nor empty; the predictor's first batch covers its final set),
+    then the issue's four conditions."""
+    n = metrics["held_out"]
+    low, high = GATE_SOLVED
+    extra = max(EXTRA_SOLVED[0], EXTRA_SOLVED[1] * n)
+    ours, theirs = metrics["median_calls_both"], baseline["median_calls_both"]
+    edges = metrics["all_edges"]
+    return {
+        f"gate: CEGRES solves {low:.0%}-{high:.0%} of the held-out specs": low <= baseline["solved_fraction"] <= high,
+        f"gate: the verified first batch implies >= {GATE_FIRST_BATCH:.0%} of CEGRES's final tautologies (median)":
+            metrics["first_batch_specs"] > 0 and metrics["first_batch_implies"] >= GATE_FIRST_BATCH,
+        "no unsound answer in any arm (verdict = ground truth, every tautology re-verifies)":
+            metrics["unsound"] == 0 and baseline["unsound"] == 0 and edges["unsound"] == 0
+            and metrics["invalid_tautologies"] == 0 and baseline["invalid_tautologies"] == 0
+            and edges["invalid_tautologies"] == 0,
+        "NeuroSyntheos solves >= CEGRES + max(3, 15 % of the held-out specs)": metrics["solved"] >= baseline["solved"] + extra,
+        f"on >= {MIN_BOTH} specs solved by both, median synthesis calls <= {CALL_RATIO} x CEGRES's":
+            metrics["both_solved"] >= MIN_BOTH and ours is not None and theirs is not None and ours <= CALL_RATIO * theirs,
+        f"median neural overhead <= {MAX_OVERHEAD_S:g} s per spec":
+            metrics["median_neural_s"] is not None and metrics["median_neural_s"] <= MAX_OVERHEAD_S,
+    }
+
+
+def notes(metrics: dict, baseline: dict) -> str:
+    edges = metrics["all_edges"]
+    same = edges["solved"] >= metrics["solved"]
+    return (f"NeuroSyntheos solved {metrics['solved']}/{metrics['held_out']}, CEGRES {baseline['solved']}, all-edges "
+            f"{edges['solved']} (recorded, not judged). "
+            + ("All-edges solves as many as NeuroSyntheos: batching, not learning, explains the gain. " if same else "")
+            + f"Median calls on specs both solved: {metrics['median_calls_both']} vs {baseline['median_calls_both']}.")
