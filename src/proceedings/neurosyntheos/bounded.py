@@ -208,6 +208,21 @@ def degeneralise(aut: TGBA) -> tuple[list[tuple[int, int]], dict[tuple[int, int]
     return states, edges
 
 
+def _consistent(edge, letter: dict[str, bool]) -> bool:
+    """The edge's guard does not contradict the propositions fixed in `letter`."""
+    return not any(letter.get(p) is False for p in edge.pos) and not any(letter.get(p) is True for p in edge.neg)
+
+
+def _progress(s, reach, rank, here, there, chosen, guard, n: int) -> None:
+    """Annotation constraint: reach(d, t) ∧ guard ∧ chosen == t2 -> reach(d2, t2) ∧ λ(d2, t2) ≥ λ(d, t),
+    strictly on a counted (rejecting) edge of the co-Büchi automaton."""
+    import z3
+    (d, t), (d2, counted) = here, there
+    for t2 in range(n):
+        step = rank[d2, t2] > rank[d, t] if counted else rank[d2, t2] >= rank[d, t]
+        s.add(z3.Implies(z3.And([reach[d, t], chosen == t2] + guard), z3.And(reach[d2, t2], step)))
+
+
 def _solve_mealy(game: Game, n: int, deg, timeout_ms: int):
     import z3
     states, edges = deg
@@ -242,16 +257,12 @@ def _solve_mealy(game: Game, n: int, deg, timeout_ms: int):
     for d in states:
         for e, d2, counted in edges[d]:
             for i in inputs:
-                letter_in = dict(zip(game.inputs, i))
-                if any(letter_in.get(p) is False for p in e.pos if p in letter_in) or \
-                        any(letter_in.get(p) is True for p in e.neg if p in letter_in):
+                if not _consistent(e, dict(zip(game.inputs, i))):
                     continue
                 for t in range(n):
                     guard = [out[t, i][index_out[p]] for p in e.pos if p in index_out] + \
                             [z3.Not(out[t, i][index_out[p]]) for p in e.neg if p in index_out]
-                    for t2 in range(n):
-                        step = rank[d2, t2] > rank[d, t] if counted else rank[d2, t2] >= rank[d, t]
-                        s.add(z3.Implies(z3.And([reach[d, t], nxt[t, i] == t2] + guard), z3.And(reach[d2, t2], step)))
+                    _progress(s, reach, rank, (d, t), (d2, counted), nxt[t, i], guard, n)
     result = s.check()
     if result != z3.sat:
         return result, None
@@ -295,18 +306,13 @@ def _solve_moore(game: Game, n: int, deg, timeout_ms: int):
     for d in states:
         for e, d2, counted in edges[d]:
             for o in outputs:
-                letter_out = dict(zip(game.outputs, o))
-                if any(letter_out.get(p) is False for p in e.pos if p in letter_out) or \
-                        any(letter_out.get(p) is True for p in e.neg if p in letter_out):
+                if not _consistent(e, dict(zip(game.outputs, o))):
                     continue
                 for t in range(n):
                     guard = [inp[t][index_in[p]] for p in e.pos if p in index_in] + \
                             [z3.Not(inp[t][index_in[p]]) for p in e.neg if p in index_in]
                     allowed = [holds(c, t, o) for c in game.sys_clauses]
-                    for t2 in range(n):
-                        step = rank[d2, t2] > rank[d, t] if counted else rank[d2, t2] >= rank[d, t]
-                        s.add(z3.Implies(z3.And([reach[d, t], nxt[t, o] == t2] + guard + allowed),
-                                         z3.And(reach[d2, t2], step)))
+                    _progress(s, reach, rank, (d, t), (d2, counted), nxt[t, o], guard + allowed, n)
     result = s.check()
     if result != z3.sat:
         return result, None
