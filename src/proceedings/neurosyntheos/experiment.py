@@ -14,12 +14,11 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from proceedings.core.progress import progress_bar
 from proceedings.core.results import Result, artifact_dir
 from proceedings.core.runtime import check_scale, seed_everything
-from proceedings.neurosyntheos.cegres import Run, cegres, recheck
+from proceedings.neurosyntheos.cegres import cegres, recheck
 from proceedings.neurosyntheos.families import FAMILIES
 from proceedings.neurosyntheos.predictor import NeuroPredictor
 from proceedings.neurosyntheos.training import batch_implies, collect_traces, fit_predictor
@@ -48,6 +47,7 @@ class Config:
     batch: int = 16  # issue 23: <= 16 formulas per iteration
     max_size: int = 6  # largest controller / counter-strategy tried
     gnn_steps: int = 300
+    workers: int = 1  # processes for the held-out runs (issue 23 small: 2)
     arms: tuple[str, ...] = ("cegres", "all-edges", "neuro")
     families: tuple[str, ...] = field(default_factory=lambda: tuple(FAMILIES))
 
@@ -79,13 +79,18 @@ CONFIGS = {
                     + [_visits(t, lo, hi) for t, lo, hi in (((10, 13, 17), 8, 20), ((5, 9, 30), 0, 25),
                                                             ((11, 14, 16), 10, 20), ((3, 7, 12), 0, 11),
                                                             ((20, 24, 28, 32), 18, 40), ((6, 8, 10, 12), 5, 11),
-                                                            ((15, 25, 35, 45), 10, 50), ((2, 5, 8, 11), 0, 12))],
-                    budget_s=15.0, train_budget_s=60.0),
+                                                            ((15, 25, 35, 45), 10, 50), ((2, 5, 8, 11), 0, 12),
+                                                            ((30, 33, 36, 39), 29, 40), ((4, 9, 14, 19), 0, 15),
+                                                            ((50, 52, 54, 56), 50, 60), ((7, 10, 13, 16), 6, 17))],
+                    budget_s=15.0, train_budget_s=60.0, workers=2),
     "paper": Config(train=[_thermo(z, b, g, o) for z in (2, 3, 4) for b, g, o in ((1, 3, 0), (2, 4, 1), (3, 5, 2))]
-                    + [_robot(d, r) for d in range(3, 9) for r in (d - 2, d + 1)],
+                    + [_robot(d, r) for d in range(3, 9) for r in (d - 2, d + 1)]
+                    + [_visits(tuple(1 + 2 * j for j in range(n)), 0, 2 * n + lo) for n in (3, 4, 5) for lo in (0, -3)],
                     test=[_thermo(z, 10 * k, 5 + k, k % 3 - 1) for z in (2, 3, 4) for k in range(1, 9)]
-                    + [_robot(10 * k, r) for k in range(1, 9) for r in (5 * k, 12 * k)],
-                    budget_s=300.0, train_budget_s=600.0, max_size=10),
+                    + [_robot(10 * k, r) for k in range(1, 9) for r in (5 * k, 12 * k)]
+                    + [_visits(tuple(10 * k + 3 * j for j in range(n)), 10 * k - 1, 10 * k + 3 * n + (k % 2) * -4)
+                       for k in range(1, 9) for n in (3, 4, 5)],
+                    budget_s=300.0, train_budget_s=600.0, max_size=10, workers=2),
 }
 
 
@@ -97,70 +102,92 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     """Traces -> predictor -> the three arms on held-out specs -> gates and the claim's checks."""
     cfg = CONFIGS[check_scale(scale)]
     seed_everything(seed)
-    train_specs, test_specs = build(cfg.train), build(cfg.test)
+    train_specs = build(cfg.train)
     traces = collect_traces(train_specs, cfg.train_budget_s, cfg.max_size)
     predictor, training = fit_predictor(train_specs, traces, steps=cfg.gnn_steps, seed=seed)
-    runs: dict[str, list[Run]] = {arm: [] for arm in cfg.arms}
-    for spec in progress_bar(test_specs, desc="neurosyntheos held-out specs", unit="spec"):
-        for arm in cfg.arms:
-            runs[arm].append(cegres(spec, cfg.budget_s, arm, predictor if arm == "neuro" else None,
-                                    cfg.batch, cfg.max_size))
-    first_batch = [batch_implies(spec, fresh_predictor(predictor), run)
-                   for spec, run in zip(test_specs, runs["cegres"]) if run.solved]
-    metrics, baseline = measure(test_specs, runs, first_batch)
+    tasks = [(entry, arm) for entry in cfg.test for arm in cfg.arms]
+    done = _run_all(tasks, cfg, predictor)
+    runs = {arm: [r for (_, a), r in zip(tasks, done) if a == arm] for arm in cfg.arms}
+    metrics, baseline = measure(runs)
     metrics["training"] = training
     out = artifact_dir("neurosyntheos", scale)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "runs.json").write_text(json.dumps({arm: [r.summary() for r in rs] for arm, rs in runs.items()}, indent=1))
+    (out / "runs.json").write_text(json.dumps(runs, indent=1))
     return Result(system="neurosyntheos", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline,
                   checks=verdict(metrics, baseline), paper=PAPER, paper_source="abstract",
                   config=asdict(cfg) | {"matched": MATCHED}, seed=seed, notes=notes(metrics, baseline),
                   artifacts=[f"neurosyntheos/{scale}/runs.json"])
 
 
+def _run_all(tasks, cfg: Config, predictor: NeuroPredictor) -> list[dict]:
+    """Every (spec, arm) run: inline with one worker, else in a pool of `workers` processes."""
+    if cfg.workers <= 1:
+        return [held_out_run(entry, arm, cfg, predictor)
+                for entry, arm in progress_bar(tasks, desc="neurosyntheos held-out runs", unit="run")]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(held_out_run, entry, arm, cfg, predictor) for entry, arm in tasks]
+        return [f.result() for f in progress_bar(futures, desc="neurosyntheos held-out runs", unit="run")]
+
+
+def held_out_run(entry: tuple[str, dict], arm: str, cfg: Config, predictor: NeuroPredictor) -> dict:
+    """One arm on one held-out spec: its summary, the re-verification of every tautology it used,
+    and (CEGRES arm, when solved) the gate's measure of the predictor's first batch."""
+    spec = FAMILIES[entry[0]](**entry[1])
+    run = cegres(spec, cfg.budget_s, arm, predictor if arm == "neuro" else None, cfg.batch, cfg.max_size)
+    out = run.summary() | {"solved": run.solved, "invalid_tautologies": len(recheck(spec, run))}
+    if arm == "cegres" and run.solved:
+        out["first_batch_implies"] = batch_implies(spec, fresh_predictor(predictor), run, cfg.batch)
+    return out
+
+
 def fresh_predictor(p: NeuroPredictor) -> NeuroPredictor:
     return NeuroPredictor(library=p.library, scorer=p.scorer, gnn_top=p.gnn_top)
 
 
-def _arm_numbers(specs, runs: list[Run]) -> dict:
-    solved = [r for r in runs if r.solved]
+def _arm_numbers(runs: list[dict]) -> dict:
+    solved = [r for r in runs if r["solved"]]
     return {"solved": len(solved), "solved_fraction": len(solved) / max(len(runs), 1),
-            "unsound": sum(r.verdict != s.expected for s, r in zip(specs, runs) if r.solved),
-            "invalid_tautologies": sum(len(recheck(s, r)) for s, r in zip(specs, runs)),
-            "per_spec_calls": {r.spec: r.calls for r in solved}}
+            "unsound": sum(r["verdict"] != r["expected"] for r in solved),
+            "invalid_tautologies": sum(r["invalid_tautologies"] for r in runs),
+            "per_spec_calls": {r["spec"]: r["calls"] for r in solved}}
 
 
 def _median(xs) -> float | None:
     return float(statistics.median(xs)) if xs else None
 
 
-def measure(specs, runs: dict[str, list[Run]], first_batch: list[float]) -> tuple[dict, dict]:
+def measure(runs: dict[str, list[dict]]) -> tuple[dict, dict]:
     """The method's and the baseline's numbers (everything the verdict reads)."""
-    ours, base = _arm_numbers(specs, runs["neuro"]), _arm_numbers(specs, runs["cegres"])
-    both = [(a, b) for a, b in zip(runs["neuro"], runs["cegres"]) if a.solved and b.solved]
-    edges = _arm_numbers(specs, runs["all-edges"]) if "all-edges" in runs else {}
-    both_edges = [(a, b) for a, b in zip(runs["neuro"], runs.get("all-edges", [])) if a.solved and b.solved]
+    ours, base = _arm_numbers(runs["neuro"]), _arm_numbers(runs["cegres"])
+    both = [(a, b) for a, b in zip(runs["neuro"], runs["cegres"]) if a["solved"] and b["solved"]]
+    edges = _arm_numbers(runs["all-edges"]) if "all-edges" in runs else {}
+    both_edges = [(a, b) for a, b in zip(runs["neuro"], runs.get("all-edges", [])) if a["solved"] and b["solved"]]
+    first_batch = [r["first_batch_implies"] for r in runs["cegres"] if "first_batch_implies" in r]
     metrics = {
-        "held_out": len(specs),
+        "held_out": len(runs["neuro"]),
         "solved": ours["solved"], "solved_fraction": ours["solved_fraction"], "unsound": ours["unsound"],
         "invalid_tautologies": ours["invalid_tautologies"],
         "both_solved": len(both),
-        "median_calls_both": _median([a.calls for a, _ in both]),
-        "median_neural_s": _median([r.neural_s for r in runs["neuro"]]),
-        "injected": sum(r.injected for r in runs["neuro"]),
-        "rejected_proposals": sum(r.rejected for r in runs["neuro"]),
+        "median_calls_both": _median([a["calls"] for a, _ in both]),
+        "median_neural_s": _median([r["neural_s"] for r in runs["neuro"]]),
+        "median_cpu_s_both": _median([a["cpu_s"] for a, _ in both]),
+        "injected": sum(r["injected"] for r in runs["neuro"]),
+        "rejected_proposals": sum(r["rejected"] for r in runs["neuro"]),
         "first_batch_implies": _median(first_batch) if first_batch else 0.0,
         "first_batch_specs": len(first_batch),
         "all_edges": {"solved": edges.get("solved", 0), "unsound": edges.get("unsound", 0),
                       "invalid_tautologies": edges.get("invalid_tautologies", 0),
-                      "median_calls_both_with_neuro": _median([b.calls for _, b in both_edges]),
-                      "neuro_median_calls_both_with_all_edges": _median([a.calls for a, _ in both_edges])},
+                      "median_calls_both_with_neuro": _median([b["calls"] for _, b in both_edges]),
+                      "neuro_median_calls_both_with_all_edges": _median([a["calls"] for a, _ in both_edges])},
         "per_spec_calls": ours["per_spec_calls"],
     }
     baseline = {"name": "CEGRES (one tautology per synthesis call)", "solved": base["solved"],
                 "solved_fraction": base["solved_fraction"], "unsound": base["unsound"],
                 "invalid_tautologies": base["invalid_tautologies"],
-                "median_calls_both": _median([b.calls for _, b in both]),
+                "median_calls_both": _median([b["calls"] for _, b in both]),
+                "median_cpu_s_both": _median([b["cpu_s"] for _, b in both]),
                 "per_spec_calls": base["per_spec_calls"]}
     return metrics, baseline
 

@@ -13,6 +13,9 @@ import itertools
 import math
 from dataclasses import dataclass
 
+import torch
+from torch import nn
+
 from proceedings.neurosyntheos.ltl import Formula
 from proceedings.neurosyntheos.spec import Spec
 
@@ -96,37 +99,34 @@ def candidate_clauses(spec: Spec) -> list[tuple[tuple[str, bool], ...]]:
     return out
 
 
-def build_model(hidden: int = 64, layers: int = 3):
-    import torch
-    from torch import nn
+class ClauseGNN(nn.Module):
+    """h_v <- relu(W_self h_v + W_nb mean_{u~v} h_u), `layers` times; clause logit from the literal
+    embeddings and polarities (a 1-literal clause pairs a literal with itself)."""
 
-    class ClauseGNN(nn.Module):
-        """h_v <- relu(W_self h_v + W_nb mean_{u~v} h_u), `layers` times; clause logit from the
-        literal embeddings and polarities (a 1-literal clause pairs a literal with itself)."""
+    def __init__(self, hidden: int = 64, layers: int = 3):
+        super().__init__()
+        self.embed = nn.Linear(FEATURES, hidden)
+        self.self_w = nn.ModuleList(nn.Linear(hidden, hidden) for _ in range(layers))
+        self.nb_w = nn.ModuleList(nn.Linear(hidden, hidden, bias=False) for _ in range(layers))
+        self.head = nn.Sequential(nn.Linear(4 * hidden + 3, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
-        def __init__(self):
-            super().__init__()
-            self.embed = nn.Linear(FEATURES, hidden)
-            self.self_w = nn.ModuleList(nn.Linear(hidden, hidden) for _ in range(layers))
-            self.nb_w = nn.ModuleList(nn.Linear(hidden, hidden, bias=False) for _ in range(layers))
-            self.head = nn.Sequential(nn.Linear(4 * hidden + 3, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+    def forward(self, x, edge_index, pairs, polarities, single):
+        h = torch.relu(self.embed(x))  # (nodes, hidden)
+        src, dst = edge_index
+        degree = torch.zeros(x.shape[0]).index_add_(0, dst, torch.ones(dst.shape[0])).clamp(min=1)
+        for w_self, w_nb in zip(self.self_w, self.nb_w):
+            messages = torch.zeros_like(h).index_add_(0, dst, h[src]) / degree[:, None]
+            h = torch.relu(w_self(h) + w_nb(messages))
+        a, b = h[pairs[:, 0]], h[pairs[:, 1]]  # (clauses, hidden)
+        both = torch.cat([a + b, a * b, (a - b).abs(), a.max(b), polarities, single[:, None]], dim=1)
+        return self.head(both).squeeze(1)  # (clauses,)
 
-        def forward(self, x, edge_index, pairs, polarities, single):
-            h = torch.relu(self.embed(x))  # (nodes, hidden)
-            src, dst = edge_index
-            degree = torch.zeros(x.shape[0]).index_add_(0, dst, torch.ones(dst.shape[0])).clamp(min=1)
-            for w_self, w_nb in zip(self.self_w, self.nb_w):
-                messages = torch.zeros_like(h).index_add_(0, dst, h[src]) / degree[:, None]
-                h = torch.relu(w_self(h) + w_nb(messages))
-            a, b = h[pairs[:, 0]], h[pairs[:, 1]]  # (clauses, hidden)
-            both = torch.cat([a + b, a * b, (a - b).abs(), a.max(b), polarities, single[:, None]], dim=1)
-            return self.head(both).squeeze(1)  # (clauses,)
 
-    return ClauseGNN()
+def build_model(hidden: int = 64, layers: int = 3) -> ClauseGNN:
+    return ClauseGNN(hidden, layers)
 
 
 def tensors(spec: Spec, clauses):
-    import torch
     g = spec_graph(spec)
     x = torch.tensor(g.features, dtype=torch.float32)
     edge_index = torch.tensor(g.edges, dtype=torch.long).T if g.edges else torch.zeros(2, 0, dtype=torch.long)
@@ -143,7 +143,6 @@ class ClauseScorer:
         self.model = model
 
     def scores(self, spec: Spec, clauses) -> list[float]:
-        import torch
         with torch.no_grad():
             return self.model(*tensors(spec, clauses)).tolist()
 
@@ -160,7 +159,6 @@ def train(examples: list[tuple[Spec, set]], steps: int = 200, seed: int = 0, lr:
     """BCE of every candidate clause against membership in the spec's final tautology set
     (`examples`: spec and its final clauses as frozensets of (prop, polarity)). Returns the scorer
     and the loss curve."""
-    import torch
     torch.manual_seed(seed)
     model = build_model()
     optimiser = torch.optim.Adam(model.parameters(), lr=lr)
