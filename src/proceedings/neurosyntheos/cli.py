@@ -146,3 +146,13 @@ def simulate(controller: Path = typer.Argument(..., help="controller.json writte
         for v in report["violations"][:5]:
             console.print(v)
         raise typer.Exit(1)
+
+
+@app.command()
+def speed(out: Optional[Path] = typer.Option(None, help="Write the report as JSON here.")):
+    """Speed benchmark: CPU s per synthesis call, z3 validity checks/s, GNN ms per step, peak RSS."""
+    from proceedings.neurosyntheos.speed import markdown, speed_report
+    report = speed_report()
+    if out is not None:
+        out.write_text(json.dumps(report, indent=1))
+    console.print(markdown(report))
