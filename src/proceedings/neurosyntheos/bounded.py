@@ -71,6 +71,16 @@ class Game:
         letter = dict(zip(self.inputs, i)) | dict(zip(self.outputs, o))
         return all(clause_holds(c, letter) for c in self.sys_clauses)
 
+    def possible_outputs(self) -> list[Bits]:
+        """Output valuations not excluded by a system clause over outputs alone (whatever the input)."""
+        only = [c for c in self.sys_clauses if all(p in self.outputs for p, _ in c)]
+        out = []
+        for o in itertools.product((False, True), repeat=len(self.outputs)):
+            letter = dict(zip(self.outputs, o))
+            if all(clause_holds(c, letter) for c in only):
+                out.append(o)
+        return out
+
     def letter(self, i: Bits, o: Bits) -> frozenset[str]:
         return frozenset(p for p, b in zip(self.inputs + self.outputs, i + o) if b)
 
@@ -163,7 +173,7 @@ def moore_refutes(game: Game, moore: Moore, automaton: TGBA | None = None) -> bo
     """Every play of the counter-strategy against every allowed system answer violates φ: its product
     with the automaton of φ has no accepting cycle."""
     aut = automaton or translate(game.formula)
-    outputs = list(itertools.product((False, True), repeat=len(game.outputs)))
+    outputs = game.possible_outputs()
     allowed_inputs = set(game.allowed_inputs())
     if any(moore.inp[s] not in allowed_inputs for s in moore.reachable_states()):
         return False
@@ -276,7 +286,7 @@ def _solve_mealy(game: Game, n: int, deg, timeout_ms: int):
 def _solve_moore(game: Game, n: int, deg, timeout_ms: int):
     import z3
     states, edges = deg
-    outputs = list(itertools.product((False, True), repeat=len(game.outputs)))
+    outputs = game.possible_outputs()
     s = z3.Solver()
     s.set("timeout", max(1, timeout_ms))
     inp = {t: [z3.Bool(f"i_{t}_{k}") for k in range(len(game.inputs))] for t in range(n)}
