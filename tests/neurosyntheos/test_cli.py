@@ -44,7 +44,7 @@ def test_an_exhausted_budget_is_unknown_never_a_verdict(tmp_path):
 def test_gen_bench_collect_train_and_evaluate_chain(tmp_path):
     assert runner.invoke(app, ["gen-bench", "--out", str(tmp_path / "bench"), "--scale", "tiny"]).exit_code == 0
     train = tmp_path / "bench" / "train"
-    assert len(list(train.glob("*.yaml"))) == 4
+    assert len(list(train.glob("*.yaml"))) == 3
     for spec in sorted(train.glob("*.yaml"))[1:]:
         spec.unlink()  # one training spec keeps the test short
     assert runner.invoke(app, ["collect-traces", str(train), "--out", str(tmp_path / "traces"),

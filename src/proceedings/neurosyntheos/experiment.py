@@ -66,8 +66,8 @@ def _visits(targets, low, high):
 
 CONFIGS = {
     # issue 23 tiny: 5 held-out specs of two families, <= 4 env literals, 5 s budget, trained in the run.
-    "tiny": Config(train=[_visits((1, 3, 5), 0, 6), _visits((2, 4, 6), 0, 5), _visits((1, 3, 5, 7), 0, 8),
-                          _thermo(3, 2, 3, 0)],
+    # The 4-target patrols have no same-template training spec: only the GNN can carry k=3 over to them.
+    "tiny": Config(train=[_visits((1, 3, 5), 0, 6), _visits((2, 4, 6), 0, 5), _thermo(3, 2, 3, 0)],
                    test=[_visits((10, 13, 17), 8, 20), _visits((5, 9, 30), 0, 25), _visits((11, 14, 17, 20), 10, 22),
                          _visits((21, 24, 27, 30), 20, 32), _thermo(3, 10, 6, 0)],
                    budget_s=5.0, train_budget_s=15.0, gnn_steps=60),
