@@ -8,7 +8,7 @@ from proceedings.neurosyntheos.experiment import CONFIGS, Config, build, held_ou
 from proceedings.neurosyntheos.training import collect_traces, fit_predictor
 
 
-def test_a_micro_run_in_two_workers_gives_every_number_the_verdict_reads():
+def test_a_micro_run_in_two_workers_gives_every_number_the_verdict_reads(tmp_path):
     cfg = Config(train=[("visits", {"targets": (1, 3), "low": 0, "high": 4})],
                  test=[("visits", {"targets": (5, 8), "low": 4, "high": 9}),
                        ("thermostat", {"zones": 2, "base": 0, "gap": 3, "overlap": 1})],
@@ -17,7 +17,10 @@ def test_a_micro_run_in_two_workers_gives_every_number_the_verdict_reads():
     predictor, info = fit_predictor(specs, collect_traces(specs, cfg.train_budget_s), steps=cfg.gnn_steps)
     assert info["train_solved"] == 1 and predictor.library[0].clauses
     tasks = [(entry, arm) for entry in cfg.test for arm in cfg.arms]
-    done = experiment._run_all(tasks, cfg, predictor)
+    journal = tmp_path / "runs.jsonl"
+    done = experiment._run_all(tasks, cfg, predictor, journal)
+    assert len(journal.read_text().splitlines()) == 6
+    assert experiment._run_all(tasks, cfg, None, journal) == done  # a rerun resumes: nothing runs again
     runs = {arm: [r for (_, a), r in zip(tasks, done) if a == arm] for arm in cfg.arms}
     assert [r["verdict"] for r in runs["neuro"]] == ["REALIZABLE", "UNREALIZABLE"]
     assert runs["neuro"][0]["injected"] >= 1 and runs["neuro"][0]["calls"] < runs["cegres"][0]["calls"]

@@ -11,8 +11,12 @@ with the same backend, wall budget per spec (inference and verification inside i
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import statistics
+import time
+from pathlib import Path
 from dataclasses import asdict, dataclass, field
 
 from proceedings.core.progress import progress_bar
@@ -102,11 +106,10 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     """Traces -> predictor -> the three arms on held-out specs -> gates and the claim's checks."""
     cfg = CONFIGS[check_scale(scale)]
     seed_everything(seed)
-    train_specs = build(cfg.train)
-    traces = collect_traces(train_specs, cfg.train_budget_s, cfg.max_size)
-    predictor, training = fit_predictor(train_specs, traces, steps=cfg.gnn_steps, seed=seed)
+    stage = _stage_dir(cfg, scale, seed)
+    predictor, training = prepare(cfg, seed, stage)
     tasks = [(entry, arm) for entry in cfg.test for arm in cfg.arms]
-    done = _run_all(tasks, cfg, predictor)
+    done = _run_all(tasks, cfg, predictor, stage / "runs.jsonl")
     runs = {arm: [r for (_, a), r in zip(tasks, done) if a == arm] for arm in cfg.arms}
     metrics, baseline = measure(runs)
     metrics["training"] = training
@@ -119,16 +122,62 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                   artifacts=[f"neurosyntheos/{scale}/runs.json"])
 
 
-def _run_all(tasks, cfg: Config, predictor: NeuroPredictor) -> list[dict]:
-    """Every (spec, arm) run: inline with one worker, else in a pool of `workers` processes."""
+def _stage_dir(cfg: Config, scale: str, seed: int) -> Path:
+    """$PROCEEDINGS_CACHE/neurosyntheos/<scale>-<config hash>-seed<seed>: the staged artefacts of a run."""
+    key = hashlib.sha256(json.dumps(asdict(cfg), sort_keys=True, default=str).encode()).hexdigest()[:12]
+    root = Path(os.environ.get("PROCEEDINGS_CACHE", Path.home() / ".cache" / "proceedings"))
+    return root / "neurosyntheos" / f"{scale}-{key}-seed{seed}"
+
+
+def prepare(cfg: Config, seed: int, stage: Path | None = None) -> tuple[NeuroPredictor, dict]:
+    """Traces of the training split -> predictor; cached in `stage` (its CPU time is reported once,
+    when it is built, under training.prepare_cpu_s)."""
+    from proceedings.neurosyntheos.model_io import load_predictor, save_predictor
+    if stage is not None and (stage / "predictor.pt").exists() and (stage / "training.json").exists():
+        return load_predictor(stage / "predictor.pt"), json.loads((stage / "training.json").read_text())
+    start = time.process_time()
+    train_specs = build(cfg.train)
+    traces = collect_traces(train_specs, cfg.train_budget_s, cfg.max_size)
+    predictor, training = fit_predictor(train_specs, traces, steps=cfg.gnn_steps, seed=seed)
+    training["prepare_cpu_s"] = round(time.process_time() - start, 2)
+    if stage is not None:
+        stage.mkdir(parents=True, exist_ok=True)
+        save_predictor(predictor, stage / "predictor.pt")
+        (stage / "training.json").write_text(json.dumps(training))
+    return predictor, training
+
+
+def _run_all(tasks, cfg: Config, predictor: NeuroPredictor, journal: Path | None = None) -> list[dict]:
+    """Every (spec, arm) run: inline with one worker, else in a pool of `workers` processes. Finished
+    runs are appended to `journal`, and a rerun resumes after them."""
+    finished = {}
+    if journal is not None and journal.exists():
+        for line in journal.read_text().splitlines():
+            record = json.loads(line)
+            finished[record["spec"], record["arm"]] = record
+    names = [FAMILIES[entry[0]](**entry[1]).name for entry, _ in tasks]
+    todo = [(k, task) for k, (task, name) in enumerate(zip(tasks, names)) if (name, task[1]) not in finished]
+    results = {k: finished[name, arm] for k, (name, (_, arm)) in enumerate(zip(names, tasks)) if (name, arm) in finished}
+
+    def keep(k, record):
+        results[k] = record
+        if journal is not None:
+            journal.parent.mkdir(parents=True, exist_ok=True)
+            with journal.open("a") as f:
+                f.write(json.dumps(record) + "\n")
+
     if cfg.workers <= 1:
-        return [held_out_run(entry, arm, cfg, predictor)
-                for entry, arm in progress_bar(tasks, desc="neurosyntheos held-out runs", unit="run")]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    with ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [pool.submit(held_out_run, entry, arm, cfg, predictor) for entry, arm in tasks]
-        return [f.result() for f in progress_bar(futures, desc="neurosyntheos held-out runs", unit="run")]
+        for k, (entry, arm) in progress_bar(todo, desc="neurosyntheos held-out runs", unit="run"):
+            keep(k, held_out_run(entry, arm, cfg, predictor))
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        with ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = {pool.submit(held_out_run, entry, arm, cfg, predictor): k for k, (entry, arm) in todo}
+            for future in progress_bar(as_completed(futures), total=len(futures), desc="neurosyntheos held-out runs",
+                                       unit="run"):
+                keep(futures[future], future.result())
+    return [results[k] for k in range(len(tasks))]
 
 
 def held_out_run(entry: tuple[str, dict], arm: str, cfg: Config, predictor: NeuroPredictor) -> dict:
