@@ -28,6 +28,7 @@ def test_a_micro_run_in_two_workers_gives_every_number_the_verdict_reads(tmp_pat
     assert metrics["unsound"] == baseline["unsound"] == 0 and metrics["invalid_tautologies"] == 0
     assert metrics["first_batch_specs"] == 2 and metrics["first_batch_implies"] == 1.0
     assert set(verdict(metrics, baseline)) and held_out_run  # the verdict runs on measured numbers
+    assert experiment.plot_arms(runs, tmp_path / "arms.png").stat().st_size > 1000
 
 
 def test_the_tiny_preset_is_five_specs_of_two_families_with_at_most_four_environment_literals():
@@ -36,4 +37,5 @@ def test_the_tiny_preset_is_five_specs_of_two_families_with_at_most_four_environ
     assert len(specs) == 5 and len({s.family.split("-")[0] for s in specs}) == 2 and cfg.budget_s == 5.0
     assert all(len(s.inputs) <= 4 for s in specs)
     assert len(build(CONFIGS["small"].test)) >= 24 and CONFIGS["small"].workers == 2
+    assert len(build(CONFIGS["paper"].test)) == 64 and CONFIGS["paper"].budget_s == 300
     assert replace(cfg, workers=1).workers == 1

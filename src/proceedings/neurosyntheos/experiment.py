@@ -116,10 +116,11 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     out = artifact_dir("neurosyntheos", scale)
     out.mkdir(parents=True, exist_ok=True)
     (out / "runs.json").write_text(json.dumps(runs, indent=1))
+    plot_arms(runs, out / "arms.png")
     return Result(system="neurosyntheos", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline,
                   checks=verdict(metrics, baseline), paper=PAPER, paper_source="abstract",
                   config=asdict(cfg) | {"matched": MATCHED}, seed=seed, notes=notes(metrics, baseline),
-                  artifacts=[f"neurosyntheos/{scale}/runs.json"])
+                  artifacts=[f"neurosyntheos/{scale}/runs.json", f"neurosyntheos/{scale}/arms.png"])
 
 
 def _stage_dir(cfg: Config, scale: str, seed: int) -> Path:
@@ -189,6 +190,30 @@ def held_out_run(entry: tuple[str, dict], arm: str, cfg: Config, predictor: Neur
     if arm == "cegres" and run.solved:
         out["first_batch_implies"] = batch_implies(spec, fresh_predictor(predictor), run, cfg.batch)
     return out
+
+
+def plot_arms(runs: dict[str, list[dict]], path: Path) -> Path:
+    """Per held-out spec: synthesis calls of each arm (hatched = unsolved within the budget)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = [r["spec"] for r in runs["cegres"]]
+    fig, ax = plt.subplots(figsize=(max(6, 0.6 * len(names) + 2), 3.5))
+    width = 0.8 / len(runs)
+    for k, (arm, rs) in enumerate(runs.items()):
+        xs = [i + k * width for i in range(len(rs))]
+        ax.bar(xs, [r["calls"] for r in rs], width, label=f"{arm} ({sum(r['solved'] for r in rs)} solved)",
+               hatch=None, edgecolor="black")
+        for x, r in zip(xs, rs):
+            if not r["solved"]:
+                ax.bar(x, r["calls"], width, fill=False, hatch="//", edgecolor="black")
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(names))], names, rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("synthesis calls")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
 
 
 def fresh_predictor(p: NeuroPredictor) -> NeuroPredictor:
