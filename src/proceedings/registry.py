@@ -143,7 +143,8 @@ SYSTEMS: tuple[System, ...] = (
            "collapses sequential locate-and-edit editing."),
     System("neurosyntheos", "NeuroSyntheos: neural tautology prediction for LTL modulo theories synthesis",
            "Predicting batches of SMT-verified theory tautologies lets CEGRES solve far more LTLt "
-           "synthesis benchmarks in fewer refinement iterations.", needs=("z3",)),
+           "synthesis benchmarks in fewer refinement iterations.", needs=("z3", "lark", "yaml", "torch"),
+           tools=("lbt",)),
     System("dockwizard", "DockWizard: docking-language multimodal protein generation",
            "Routing function, docking-text and ligand conditions into role-specific memories yields "
            "protein sequences that better satisfy docking constraints.", needs=("rdkit",)),

@@ -1,0 +1,158 @@
+"""`proceedings neurosyntheos ...`: solve LTLt specs with certificates, build benchmarks, collect
+traces, train the predictor, evaluate arms, replay controllers.
+
+`solve` exits 10 REALIZABLE, 20 UNREALIZABLE, 30 UNKNOWN (timeout / bound), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from proceedings.core.errors import ProceedingsError
+
+app = typer.Typer(help="NeuroSyntheos: LTL-modulo-theories synthesis with verified neural tautology batches.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+console = Console()
+EXIT = {"REALIZABLE": 10, "UNREALIZABLE": 20, "UNKNOWN": 30}
+BACKENDS = ("bosy", "strix", "ltlsynt")
+
+
+def _backend(name: str) -> None:
+    if name not in BACKENDS:
+        raise ProceedingsError(f"unknown backend '{name}'; choose one of: {', '.join(BACKENDS)}")
+    if name != "bosy":
+        if shutil.which(name) is None:
+            raise ProceedingsError(f"backend '{name}' is not on PATH; install it or use --backend bosy")
+        raise ProceedingsError(f"backend '{name}' is on PATH but its HOA reader is not implemented; use --backend bosy")
+
+
+def _predictor(path: str):
+    if path == "none":
+        return None
+    from proceedings.neurosyntheos.model_io import load_predictor
+    return load_predictor(path)
+
+
+@app.command()
+def solve(spec: Path = typer.Argument(..., help="Syntheos YAML spec."),
+          backend: str = typer.Option("bosy", help="bosy (built in) | strix | ltlsynt (when on PATH)."),
+          predictor: str = typer.Option("none", help="A model file from `train`, or none (plain CEGRES)."),
+          arm: str = typer.Option("cegres", help="cegres | all-edges (ignored with --predictor)."),
+          timeout: float = typer.Option(60.0, help="Wall budget in seconds."),
+          save: Optional[Path] = typer.Option(None, help="Folder for controller.json, trace.jsonl, report.json.")):
+    """Decide realizability with a checked certificate (exit 10/20/30)."""
+    from proceedings.neurosyntheos.cegres import ARMS, cegres
+    from proceedings.neurosyntheos.spec import load_spec
+    _backend(backend)
+    if arm not in ARMS[:2]:
+        raise ProceedingsError(f"unknown arm '{arm}'; choose cegres or all-edges")
+    if timeout <= 0:
+        raise ProceedingsError("--timeout must be > 0 seconds")
+    loaded = load_spec(spec)
+    model = _predictor(predictor)
+    run = cegres(loaded, timeout, "neuro" if model else arm, model)
+    console.print(f"{run.verdict}  ({run.calls} synthesis calls, {len(run.tautologies)} tautologies, "
+                  f"{run.seconds:.2f} s{', ' + run.reason if run.reason else ''})")
+    if save is not None:
+        run.certificate["spec"] = str(spec.resolve())
+        run.save(save)
+    raise typer.Exit(EXIT[run.verdict])
+
+
+@app.command("gen-bench")
+def gen_bench(out: Path = typer.Option(..., help="Folder: train/ and test/ YAML specs are written into it."),
+              scale: str = typer.Option("small", help="Which preset's split: tiny | small | paper.")):
+    """Write the parametric families of a preset as Syntheos YAML (ground truth in `expected`)."""
+    from proceedings.neurosyntheos.experiment import CONFIGS, build
+    from proceedings.neurosyntheos.families import write_yaml
+    if scale not in CONFIGS:
+        raise ProceedingsError(f"unknown scale '{scale}'; choose one of: {', '.join(CONFIGS)}")
+    cfg = CONFIGS[scale]
+    for split, entries in (("train", cfg.train), ("test", cfg.test)):
+        for spec in build(entries):
+            write_yaml(spec, out / split)
+    console.print(f"{len(cfg.train)} training and {len(cfg.test)} held-out specs written under {out}")
+
+
+@app.command("collect-traces")
+def collect_traces(bench: Path = typer.Argument(..., help="Folder of YAML specs (e.g. bench/train)."),
+                   out: Path = typer.Option(..., help="Folder: one sub-folder per spec (resumable)."),
+                   timeout: float = typer.Option(600.0, help="CEGRES budget per spec, seconds.")):
+    """Run CEGRES on every spec and save its trace; specs already done are skipped."""
+    from proceedings.core.progress import progress_bar
+    from proceedings.neurosyntheos.cegres import cegres
+    from proceedings.neurosyntheos.families import read_bench
+    specs = read_bench(bench)
+    for spec in progress_bar(specs, desc="collect-traces", unit="spec"):
+        if (out / spec.name / "report.json").exists():
+            continue
+        cegres(spec, timeout, "cegres").save(out / spec.name)
+
+
+@app.command()
+def train(traces: Path = typer.Option(..., help="Folder written by collect-traces."),
+          bench: Path = typer.Option(..., help="The specs the traces came from."),
+          out: Path = typer.Option(Path("neurosyntheos-model.pt"), help="Model file."),
+          steps: int = typer.Option(300, help="GNN training steps."), seed: int = typer.Option(0)):
+    """Template library + GNN clause scorer from saved traces."""
+    from proceedings.neurosyntheos.model_io import save_predictor, train_from_folder
+    predictor, info = train_from_folder(bench, traces, steps, seed)
+    save_predictor(predictor, out)
+    console.print(f"model written to {out}: {json.dumps(info)}")
+
+
+@app.command()
+def evaluate(bench: Path = typer.Argument(..., help="Folder of held-out YAML specs."),
+             arms: str = typer.Option("cegres,all-edges,neuro", help="Comma-separated arms."),
+             predictor: str = typer.Option("none", help="Model file (needed by the neuro arm)."),
+             timeout: float = typer.Option(60.0, help="Wall budget per spec and arm."),
+             out: Path = typer.Option(Path("results.csv"), help="CSV, one row per spec and arm.")):
+    """Run arms on a folder of specs; one CSV row per (spec, arm)."""
+    from proceedings.neurosyntheos.cegres import ARMS, cegres
+    from proceedings.neurosyntheos.families import read_bench
+    chosen = [a.strip() for a in arms.split(",") if a.strip()]
+    if not chosen or any(a not in ARMS for a in chosen):
+        raise ProceedingsError(f"--arms takes a comma-separated subset of: {', '.join(ARMS)}")
+    model = _predictor(predictor)
+    if "neuro" in chosen and model is None:
+        raise ProceedingsError("the neuro arm needs --predictor MODEL (from `train`)")
+    specs = read_bench(bench)
+    with out.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["spec", "arm", "verdict", "expected", "calls", "seconds", "neural_s", "tautologies"])
+        for spec in specs:
+            for arm in chosen:
+                run = cegres(spec, timeout, arm, model if arm == "neuro" else None)
+                writer.writerow([spec.name, arm, run.verdict, spec.expected, run.calls, round(run.seconds, 3),
+                                 round(run.neural_s, 3), len(run.tautologies)])
+    console.print(f"{len(specs) * len(chosen)} rows written to {out}")
+
+
+@app.command()
+def simulate(controller: Path = typer.Argument(..., help="controller.json written by `solve --save`."),
+             steps: int = typer.Option(50, help="Steps to replay."), seed: int = typer.Option(0)):
+    """Replay a REALIZABLE controller against a random environment, with the theory provider."""
+    from proceedings.neurosyntheos.simulate import replay
+    report = replay(json.loads(Path(controller).read_text()), steps, seed)
+    console.print(f"{report['steps']} steps, {len(report['violations'])} violations")
+    if report["violations"]:
+        for v in report["violations"][:5]:
+            console.print(v)
+        raise typer.Exit(1)
+
+
+@app.command()
+def speed(out: Optional[Path] = typer.Option(None, help="Write the report as JSON here.")):
+    """Speed benchmark: CPU s per synthesis call, z3 validity checks/s, GNN ms per step, peak RSS."""
+    from proceedings.neurosyntheos.speed import markdown, speed_report
+    report = speed_report()
+    if out is not None:
+        out.write_text(json.dumps(report, indent=1))
+    console.print(markdown(report))

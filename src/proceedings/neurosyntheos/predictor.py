@@ -1,0 +1,159 @@
+"""NeuroSyntheos's predictor (paper §3): proposals of tautology clauses for a spec, from
+
+1. *template transfer* — the final tautology set of the nearest solved training spec with the same
+   template (numbers -> placeholders), its constants re-instantiated for this spec (spec §2.3:
+   aligned constants map position by position; derived ones as c, c ± 1, c_a ± c_b);
+2. the *GNN clause scorer* (`gnn.py`) over the spec's AST, ranking every 1- and 2-literal clause.
+
+`inject` is the only way a proposal reaches the abstraction: z3 must prove the clause ∀-valid
+(rlimit + timeout; unknown = rejected); rejections are logged with z3's counter-model.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+from dataclasses import dataclass, field
+
+from proceedings.neurosyntheos import theory
+from proceedings.neurosyntheos.families import template
+from proceedings.neurosyntheos.spec import Spec
+
+log = logging.getLogger(__name__)
+
+Candidate = tuple[tuple[str, bool], ...]  # (SMT-LIB literal text, polarity): a disjunction
+VERIFY_TIMEOUT_MS = 1000  # spec §2.3: 1 s per verification
+
+
+@dataclass
+class Solved:
+    """One training spec's final tautology set, literals by SMT-LIB text."""
+    template: str
+    constants: list[int]
+    clauses: list[Candidate]
+
+
+def parse_smt(text: str, spec: Spec):
+    import z3
+    return z3.parse_smt2_string(f"(assert {text})", decls=spec.z3_vars())[0]
+
+
+def _token_map(source: list[int], target: list[int]) -> dict[int, int]:
+    """Re-instantiation of every constant the source can derive: c_j, c_j ± 1, c_a - c_b, c_a + c_b
+    (first derivation wins, exact alignments first)."""
+    mapping: dict[int, int] = {}
+    for s, t in zip(source, target):
+        mapping.setdefault(s, t)
+    for s, t in zip(source, target):
+        for d in (1, -1):
+            mapping.setdefault(s + d, t + d)
+    for (sa, ta), (sb, tb) in itertools.permutations(list(zip(source, target)), 2):
+        mapping.setdefault(sa - sb, ta - tb)
+        mapping.setdefault(sa + sb, ta + tb)
+    return mapping
+
+
+def transfer(solved: Solved, spec: Spec) -> list[Candidate]:
+    """The clauses of `solved` re-instantiated for `spec` (same template)."""
+    mapping = _token_map(solved.constants, spec.constants())
+    out = []
+    for clause in solved.clauses:
+        out.append(tuple((_reinstantiate_signed(text, mapping), pol) for text, pol in clause))
+    return out
+
+
+def _reinstantiate_signed(text: str, mapping: dict[int, int]) -> str:
+    """Numerals inside `(- k)` are negative constants: map -k, then write the image back signed."""
+    def sub_negative(m: re.Match) -> str:
+        image = mapping.get(-int(m.group(1)), -int(m.group(1)))
+        return f"(- {-image})" if image < 0 else str(image)
+
+    def sub_positive(m: re.Match) -> str:
+        image = mapping.get(int(m.group(1)), int(m.group(1)))
+        return str(image) if image >= 0 else f"(- {-image})"
+
+    text = re.sub(r"\(\* (\d+) ", lambda m: f"(* __c{m.group(1)} ", text)  # protect coefficients
+    text = re.sub(r"\(\* \(- (\d+)\) ", lambda m: f"(* (- __c{m.group(1)}) ", text)
+    text = re.sub(r"\(- (\d+)\)", lambda m: "__neg" + m.group(1), text)
+    text = re.sub(r"(?<![\w_])(\d+)\b", sub_positive, text)
+    text = re.sub(r"__neg(\d+)", sub_negative, text)
+    return re.sub(r"__c(\d+)", r"\1", text)
+
+
+@dataclass
+class NeuroPredictor:
+    """Template library + GNN scorer; `inject` verifies and adds ≤ limit clauses per iteration."""
+    library: list[Solved] = field(default_factory=list)
+    scorer: object | None = None  # gnn.ClauseScorer
+    gnn_top: int = 32  # spec §2.3: top-K_gnn = 32 candidates
+    log: list[dict] = field(default_factory=list)
+    _queue: dict = field(default_factory=dict)
+
+    def proposals(self, spec: Spec) -> list[Candidate]:
+        """Template transfer first (nearest same-template member), then the GNN's ranking."""
+        out: list[Candidate] = []
+        key = template(spec)
+        members = [s for s in self.library if s.template == key]
+        if members:
+            target = spec.constants()
+            nearest = min(members, key=lambda s: sum(abs(a - b) for a, b in zip(s.constants, target)))
+            out += transfer(nearest, spec)
+        if self.scorer is not None:
+            out += self.scorer.rank(spec)[: self.gnn_top]
+        return list(dict.fromkeys(out))
+
+    def inject(self, state, iteration: int, limit: int, budget) -> tuple[int, int]:
+        """Verify queued proposals in order; add up to `limit` valid, new ones. Returns (added, rejected)."""
+        if state.spec.name not in self._queue:
+            self._queue = {state.spec.name: list(self.proposals(state.spec))}
+        queue = self._queue[state.spec.name]
+        added = rejected = 0
+        while queue and added < limit and not budget.expired():
+            candidate = queue.pop(0)
+            clause = self._clause(state, candidate)
+            if clause is None or state.implied(clause):
+                continue
+            verdict = theory.check_valid(theory.clause_formula(clause, state.table()), VERIFY_TIMEOUT_MS)
+            if verdict.valid is True:
+                state.add(clause, "predicted", iteration)
+                added += 1
+            else:
+                rejected += 1
+                self.log.append({"spec": state.spec.name, "clause": list(candidate),
+                                 "why": "unknown" if verdict.valid is None else "invalid",
+                                 "counter_model": verdict.counter_model})
+        return added, rejected
+
+    def _clause(self, state, candidate: Candidate):
+        """Map a candidate's literals onto the state's propositions (new input literals are added
+        only after validity is proved; new output literals are never invented)."""
+        import z3
+        clause = set()
+        for text, pol in candidate:
+            try:
+                expr = parse_smt(text, state.spec)
+            except z3.Z3Exception:
+                return None
+            known = state.find(expr)
+            if known is not None:
+                clause.add((known, pol))
+                continue
+            names = theory.free_variable_names(expr)
+            if any(state.spec.variables.get(n) and state.spec.variables[n].owner == "system" for n in names):
+                return None
+            formula = z3.Or([e if p else z3.Not(e) for e, p in
+                             [(parse_smt(t, state.spec), q) for t, q in candidate]])
+            if theory.check_valid(formula, VERIFY_TIMEOUT_MS).valid is not True:
+                return None
+            prop = state.intern(expr, "predicted")
+            if prop is None:
+                return None
+            clause.add((prop, pol))
+        return frozenset(clause)
+
+
+def solved_from_trace(spec: Spec, records: list[dict]) -> Solved:
+    """A training spec's final set (every clause its CEGRES run added), from its trace records."""
+    clauses = [tuple((lit["smt"], lit["polarity"]) for lit in r["clause"]) for r in records]
+    return Solved(template(spec), spec.constants(), clauses)

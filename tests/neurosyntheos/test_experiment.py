@@ -1,0 +1,41 @@
+"""The experiment's pipeline on a micro preset: traces -> predictor -> three arms in two worker
+processes -> numbers the verdict reads; and the tiny preset's shape (issue 23)."""
+
+from dataclasses import replace
+
+from proceedings.neurosyntheos import experiment
+from proceedings.neurosyntheos.experiment import CONFIGS, Config, build, held_out_run, measure, verdict
+from proceedings.neurosyntheos.training import collect_traces, fit_predictor
+
+
+def test_a_micro_run_in_two_workers_gives_every_number_the_verdict_reads(tmp_path):
+    cfg = Config(train=[("visits", {"targets": (1, 3), "low": 0, "high": 4})],
+                 test=[("visits", {"targets": (5, 8), "low": 4, "high": 9}),
+                       ("thermostat", {"zones": 2, "base": 0, "gap": 3, "overlap": 1})],
+                 budget_s=10.0, train_budget_s=10.0, gnn_steps=5, workers=2)
+    specs = build(cfg.train)
+    predictor, info = fit_predictor(specs, collect_traces(specs, cfg.train_budget_s), steps=cfg.gnn_steps)
+    assert info["train_solved"] == 1 and predictor.library[0].clauses
+    tasks = [(entry, arm) for entry in cfg.test for arm in cfg.arms]
+    journal = tmp_path / "runs.jsonl"
+    done = experiment._run_all(tasks, cfg, predictor, journal)
+    assert len(journal.read_text().splitlines()) == 6
+    assert experiment._run_all(tasks, cfg, None, journal) == done  # a rerun resumes: nothing runs again
+    runs = {arm: [r for (_, a), r in zip(tasks, done) if a == arm] for arm in cfg.arms}
+    assert [r["verdict"] for r in runs["neuro"]] == ["REALIZABLE", "UNREALIZABLE"]
+    assert runs["neuro"][0]["injected"] >= 1 and runs["neuro"][0]["calls"] < runs["cegres"][0]["calls"]
+    metrics, baseline = measure(runs)
+    assert metrics["unsound"] == baseline["unsound"] == 0 and metrics["invalid_tautologies"] == 0
+    assert metrics["first_batch_specs"] == 2 and metrics["first_batch_implies"] == 1.0
+    assert set(verdict(metrics, baseline)) and held_out_run  # the verdict runs on measured numbers
+    assert experiment.plot_arms(runs, tmp_path / "arms.png").stat().st_size > 1000
+
+
+def test_the_tiny_preset_is_five_specs_of_two_families_with_at_most_four_environment_literals():
+    cfg = CONFIGS["tiny"]
+    specs = build(cfg.test)
+    assert len(specs) == 5 and len({s.family.split("-")[0] for s in specs}) == 2 and cfg.budget_s == 5.0
+    assert all(len(s.inputs) <= 4 for s in specs)
+    assert len(build(CONFIGS["small"].test)) >= 24 and CONFIGS["small"].workers == 2
+    assert len(build(CONFIGS["paper"].test)) == 64 and CONFIGS["paper"].budget_s == 300
+    assert replace(cfg, workers=1).workers == 1

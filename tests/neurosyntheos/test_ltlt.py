@@ -1,0 +1,120 @@
+"""LTL modulo theories: CEGRES verdicts with certificates, the attacks a checker must refuse (a
+Boolean "realizable" whose controller needs impossible values), soundness of every tautology, and
+template transfer by constant re-instantiation."""
+
+import json
+
+import pytest
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.neurosyntheos.bounded import Budget, synthesize
+from proceedings.neurosyntheos.cegres import State, cegres, illegal_edges, recheck
+from proceedings.neurosyntheos.families import thermostat, visits
+from proceedings.neurosyntheos.predictor import NeuroPredictor, Solved, parse_smt, transfer
+from proceedings.neurosyntheos.spec import parse_spec
+from proceedings.neurosyntheos.simulate import replay
+from proceedings.neurosyntheos import theory
+
+X_SYS = {"name": "x", "type": "Int", "owner": "system"}
+E_ENV = {"name": "e", "type": "Int", "owner": "environment"}
+
+
+def test_an_always_positive_system_variable_is_realizable():
+    run = cegres(parse_spec("G([x > 0])", [X_SYS]), budget_s=30)
+    assert run.verdict == "REALIZABLE" and run.certificate["machine"]["n_states"] == 1
+
+
+def test_a_boolean_controller_that_needs_impossible_values_is_refused_and_refined():
+    spec = parse_spec("G([x > e] & [x < e])", [X_SYS, E_ENV])
+    state = State(spec, list(spec.literals))
+    game = state.game()
+    boolean = synthesize(game, Budget(30), max_size=2)
+    assert boolean.verdict == "REALIZABLE"  # the attack: Booleanly both literals can be true
+    (edge, clause), = illegal_edges(state, game, boolean)
+    assert clause == frozenset({("l0", False), ("l1", False)})
+    run = cegres(spec, budget_s=30)
+    assert run.verdict == "UNREALIZABLE" and [t.clause for t in run.tautologies] == [clause]
+    assert recheck(spec, run) == []
+
+
+def test_cegres_verdicts_match_the_construction_on_both_families():
+    for spec in (thermostat(2, 0, 3, 0), thermostat(2, 0, 3, 1), visits((1, 3), 0, 4), visits((1, 9), 0, 4)):
+        run = cegres(spec, budget_s=30)
+        assert run.verdict == spec.expected, spec.name
+        assert recheck(spec, run) == []
+
+
+def test_an_invalid_proposal_is_rejected_with_a_counter_model_and_never_injected():
+    spec = visits((1, 3), 0, 4)
+    wrong = (("(= x 1)", False), ("(= x 3)", True))  # "x == 1 implies x == 3": false at x = 1
+    right = (("(= x 1)", False), ("(= x 3)", False))
+    predictor = NeuroPredictor(library=[Solved("unused", [], [])])
+    predictor.proposals = lambda spec: [wrong, right]
+    state = State(spec, list(spec.literals))
+    added, rejected = predictor.inject(state, 1, limit=16, budget=Budget(30))
+    assert (added, rejected) == (1, 1)
+    assert predictor.log[0]["why"] == "invalid" and "x=1" in predictor.log[0]["counter_model"]
+    assert [t.origin for t in state.tautologies] == ["predicted"]
+
+
+def test_every_tautology_in_a_saved_trace_re_verifies(tmp_path):
+    spec = visits((1, 3, 5), 0, 6)
+    run = cegres(spec, budget_s=60)
+    assert run.verdict == "REALIZABLE" and run.tautologies
+    run.save(tmp_path)
+    records = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
+    assert len(records) == len(run.tautologies)
+    import z3
+    for r in records:
+        clause = z3.Or([parse_smt(lit["smt"], spec) if lit["polarity"] else z3.Not(parse_smt(lit["smt"], spec))
+                        for lit in r["clause"]])
+        assert theory.check_valid(clause).valid is True
+
+
+def test_visits_tautologies_re_instantiated_for_larger_constants_are_at_least_80_percent_valid():
+    small, large = visits((1, 3, 5), 0, 6), visits((11, 14, 18), 9, 20)
+    run = cegres(small, budget_s=60)
+    solved = Solved("visits", small.constants(), [tuple((parse_smt_text(small, run, p), pol) for p, pol in t.clause)
+                                                  for t in run.tautologies])
+    moved = transfer(solved, large)
+    import z3
+    valid = [theory.check_valid(z3.Or([parse_smt(s, large) if pol else z3.Not(parse_smt(s, large))
+                                        for s, pol in c])).valid for c in moved]
+    assert len(moved) == len(run.tautologies) >= 3
+    assert sum(v is True for v in valid) / len(valid) >= 0.8
+
+
+def parse_smt_text(spec, run, prop):
+    import z3
+    return z3.simplify(run.table()[prop].expr).sexpr()
+
+
+def test_a_controller_replays_50_steps_against_a_random_environment(tmp_path):
+    path = tmp_path / "thermo.yaml"
+    from proceedings.neurosyntheos.families import write_yaml
+    spec = thermostat(3, 2, 3, 0)
+    path = write_yaml(spec, tmp_path)
+    from proceedings.neurosyntheos.spec import load_spec
+    run = cegres(load_spec(path), budget_s=30)
+    assert run.verdict == "REALIZABLE"
+    run.certificate["spec"] = str(path)
+    report = replay(run.certificate, steps=50, seed=1)
+    assert report == {"steps": 50, "violations": []}
+    broken = json.loads(json.dumps(run.certificate))
+    for edge in broken["machine"]["edges"]:
+        edge["output"] = [not b for b in edge["output"]]
+    assert replay(broken, steps=50, seed=1)["violations"]
+
+
+@pytest.mark.parametrize("prop, variables, message", [
+    ("G([x > 0] &", [X_SYS], "parse error at 1:"),
+    ("G([x > z])", [X_SYS], "unknown variable 'z'"),
+    ("G([x > 0])", [{"name": "x", "type": "Int"}], "has no owner"),
+    ("G([x > 0])", [{"name": "x", "type": "String", "owner": "system"}], "unsupported sort 'String'"),
+    ("G(" + " & ".join(f"[e > {k}]" for k in range(13)) + " -> [x > 0])", [X_SYS, E_ENV], "13 environment propositions"),
+    ("G([x >> 0])", [X_SYS], "parse error at 1:7"),  # the second ">"
+])
+def test_bad_specs_are_refused_in_one_line(prop, variables, message):
+    with pytest.raises(ProceedingsError, match=message.replace("(", r"\(")) as err:
+        parse_spec(prop, variables)
+    assert "\n" not in str(err.value)
