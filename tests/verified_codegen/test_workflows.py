@@ -94,6 +94,7 @@ def test_a_rerun_takes_finished_attempts_from_the_store_without_running_them_aga
     assert [a.row() for a in again] == [a.row() for a in first]
 
 
+@pytest.mark.slow  # importing torch and building the tiny Llama: ~11 s here
 def test_the_local_agent_sends_every_request_through_the_model_and_parses_what_comes_back(tiny_lm):
     from proceedings.verified_codegen.local_agent import LocalAgent, fenced
 
