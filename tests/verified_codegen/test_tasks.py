@@ -54,3 +54,13 @@ def test_malformed_tasks_name_the_file_and_line(tmp_path):
     (folder / "t.dfy").write_text("// <helpers>\n// </helpers>\n// <code>\n{\n}\n// </code>\n")
     with pytest.raises(ProceedingsError, match=r"t.dfy:1: dafny spec lacks the editable region\(s\) proofs"):
         load_task(folder)
+
+
+@pytest.mark.slow  # ~3 checker runs per task (Dafny ~2 s each): `make test-all`
+@pytest.mark.external("dafny")
+@pytest.mark.external("coqc")
+def test_every_shipped_reference_verifies_passes_its_tests_and_needs_its_proof():
+    from proceedings.verified_codegen.tasks import SHIPPED
+    from proceedings.verified_codegen.validate import validate_tasks
+
+    assert validate_tasks(SHIPPED) == []

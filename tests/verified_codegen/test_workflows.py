@@ -92,3 +92,17 @@ def test_a_rerun_takes_finished_attempts_from_the_store_without_running_them_aga
     again = run_arms([SUM_LIST], OracleAgent(), {"coq": coq}, Settings(), "oracle", store)
     assert coq.processes == processes and store.read_text().splitlines() == lines and len(lines) == 3
     assert [a.row() for a in again] == [a.row() for a in first]
+
+
+@pytest.mark.slow  # importing torch and building the tiny Llama: ~11 s here
+def test_the_local_agent_sends_every_request_through_the_model_and_parses_what_comes_back(tiny_lm):
+    from proceedings.verified_codegen.local_agent import LocalAgent, fenced
+
+    task = load_tasks(ids=("sum_seq",))[0]
+    agent = LocalAgent(lm=tiny_lm, max_new_tokens=8)
+    candidate = agent.joint(task, "dafny", "")
+    plan = agent.plan(task, "dafny", "the checker's message")
+    assert candidate.backend == "dafny" and candidate.features["parsed"] == "code only" and isinstance(plan.approach, str)
+    assert agent.completion_tokens == 16 and agent.prompt_tokens > 100
+    assert "The checker said: the checker's message" in agent.transcript[1]["prompt"]
+    assert fenced("Sure:\n```dafny\n{ r := 0; }\n```\nDone.") == "{ r := 0; }"

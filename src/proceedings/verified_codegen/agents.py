@@ -123,11 +123,15 @@ class ReplayAgent(Agent):
 
 
 def make_agent(name: str, **options) -> Agent:
-    """`oracle`, `sketch` (search-based proposer) or `local` (SmolLM2 through transformers)."""
+    """`oracle`, `sketch` (search-based proposer) or `local` (SmolLM2 through transformers, greedy)."""
     if name == "oracle":
         return OracleAgent()
     if name == "sketch":
         from proceedings.verified_codegen.sketch import SketchAgent
 
         return SketchAgent(**options)
-    raise ProceedingsError(f"unknown agent '{name}'; choose one of: oracle, sketch")
+    if name == "local":
+        from proceedings.verified_codegen.local_agent import LocalAgent
+
+        return LocalAgent(**options)
+    raise ProceedingsError(f"unknown agent '{name}'; choose one of: oracle, sketch, local")
