@@ -92,3 +92,15 @@ def test_empty_or_negative_requests_are_one_line_before_any_work(tmp_path, data,
         assert result.exit_code == 2, result.output
         assert message in " ".join(result.output.split()) and "Traceback" not in result.output
     assert not (tmp_path / "fr").exists()  # the bad lambda was refused before the baseline trained
+
+
+def test_every_verb_runs_torch_with_the_configured_threads(tmp_path, invoke, monkeypatch):
+    import torch
+
+    monkeypatch.setenv("PROCEEDINGS_THREADS", "1")
+    torch.set_num_threads(2)  # torch's own default on this machine, which the bench numbers once ran with
+    try:
+        assert invoke("eval", "--model", tmp_path / "missing", "--data", tmp_path).exit_code == 2
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(1)

@@ -19,6 +19,15 @@ app = typer.Typer(help="N-vium: mixture-of-exits transformer with exact deferred
 console = Console()
 
 PRESETS = ("tiny", "small", "paper")
+
+
+@app.callback()
+def _threads() -> None:
+    # every verb runs torch with $PROCEEDINGS_THREADS threads, else 1 (two were measured up to 3x slower
+    # on the shared 2-core machine; bench numbers taken with torch's default of 2 were noise)
+    from proceedings.core.runtime import set_threads
+
+    set_threads()
 DATA_HELP = "A prepared corpus folder, or 'shakespeare' / a .txt file / a folder of them (prepared on the fly)."
 
 
