@@ -1,9 +1,13 @@
+import json
 import re
 import shutil
 
 import pytest
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.pbtbench.problem import PROBLEMS_DIR, Benchmark, ProblemFormatError, load_problem
+
+from tests.pbtbench.conftest import subset_problem
 
 MIN_ADMITTED = 73  # the admitted count of the committed locks (README: "Problems and bugs")
 
@@ -92,3 +96,13 @@ def test_problem_slash_bug_selects_a_smaller_instance_and_tiny_has_one_admitted_
     assert all(problem.lock()["bugs"][b.id]["default"]["reach"] >= 0.2 for problem in tiny for b in problem.bugs)
     with pytest.raises(Exception, match="has no bug 'nope'"):
         bench.select(["cachetools-caches/nope"])
+
+
+def test_a_lock_is_stale_once_the_properties_it_measured_change(tmp_path):
+    problem = subset_problem(tmp_path, "roman-numerals", ["range-admits-5000"])
+    lock = json.loads(problem.lock_file.read_text())
+    problem.lock_file.write_text(json.dumps({**lock, "measured_sha256": problem.measured_sha256}))
+    assert [b.id for b in problem.admitted_bugs()] == ["range-admits-5000"]
+    problem.props_file.write_text(problem.props_file.read_text().replace("<= 4999", "<= 5000"))
+    with pytest.raises(ProceedingsError, match="stale: the reference properties"):
+        problem.admitted_bugs()

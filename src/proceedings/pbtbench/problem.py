@@ -101,6 +101,14 @@ class Problem:
         return self.root / "bugs.lock.json"
 
     @property
+    def measured_sha256(self) -> str:
+        """Digest of what `validate` measures besides the patches: properties, strategies, example tests."""
+        digest = hashlib.sha256()
+        for path in (self.props_file, self.strategies_file, *self.existing_tests):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        return digest.hexdigest()
+
+    @property
     def existing_tests(self) -> tuple[Path, ...]:
         return tuple(sorted((self.root / "existing_tests").glob("*.py")))
 
@@ -117,6 +125,9 @@ class Problem:
         if lock is None:
             raise ProceedingsError(f"problem '{self.id}' has no {self.lock_file.name}; "
                                    f"run `proceedings pbtbench validate {self.id}` first")
+        if lock.get("measured_sha256", self.measured_sha256) != self.measured_sha256:  # absent before round 4
+            raise ProceedingsError(f"{self.lock_file} is stale: the reference properties, strategies or example "
+                                   f"tests changed since it was measured; run `proceedings pbtbench validate {self.id}`")
         for bug in self.bugs:
             record = lock["bugs"].get(bug.id)
             if record is None or record.get("patch_sha256") != bug.patch_sha256:

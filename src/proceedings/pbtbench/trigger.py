@@ -145,6 +145,7 @@ def validate(problem: Problem, runs: int = 20, examples: int = 200, jobs: int = 
 
 def _measure_gates(problem: Problem, runs: int, examples: int, jobs: int, limits: Limits) -> dict[str, Any]:
     started = time.perf_counter()
+    measured_sha256 = problem.measured_sha256  # what the lock will vouch for, read before measuring it
     patch_problems = {bug.id: check_patch(problem, bug) for bug in problem.bugs}
     good = tuple(b for b in problem.bugs if not patch_problems[b.id] and not b.refused)
     try:
@@ -165,6 +166,7 @@ def _measure_gates(problem: Problem, runs: int, examples: int, jobs: int, limits
     existing = _existing_tests_pass(problem, good, limits)
     record = {
         "problem": problem.id, "library": f"{problem.library}=={problem.version}",
+        "measured_sha256": measured_sha256,
         "hypothesis": metadata.version("hypothesis"), "python": platform.python_version(),
         "runs": runs, "examples": examples, "seeds": [FIRST_SEED, FIRST_SEED + runs - 1],
         "sandbox": Sandbox(limits, unsafe=True).level, "measured": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
