@@ -110,7 +110,7 @@ def generate(
     console.print(out.text)
     if out.stats:
         console.print(f"[dim]{out.stats['rounds']} rounds, tau {out.stats['tau']:.2f}, diffusion "
-                      f"{out.stats['diffusion_s']:.2f} s, verify {out.stats['verify_s']:.2f} s, extra cache "
+                      f"{out.stats['draft_s']:.2f} s, verify {out.stats['verify_s']:.2f} s, extra cache "
                       f"{out.stats['extra_cache_bytes']:,} bytes[/dim]")
 
 

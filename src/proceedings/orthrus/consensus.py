@@ -9,8 +9,6 @@ with q = the diffusion view's filtered probabilities, p = the AR view's) and rol
 
 from __future__ import annotations
 
-import time
-
 import torch
 
 from proceedings.core.errors import ProceedingsError
@@ -58,17 +56,14 @@ class DiffusionDrafter:
     def reset(self) -> None:
         self.generator = torch.Generator().manual_seed(self.seed + DRAFT_STREAM)
         self.extra_cache_bytes = 0  # peak over the rounds of this decode
-        self.diffusion_s = 0.0
 
     def propose(self, verified: Verified, k: int) -> Draft:
         if verified.cache is None:
             raise ProceedingsError("the diffusion view drafts from the AR cache; the decoding loop passed none")
         before = cache_checksum(verified.cache) if self.check_cache else None
-        start = time.perf_counter()
         with torch.inference_mode():
             out = diffusion_block_logits(self.base, self.view, verified.cache, verified.next_tokens[-1], self.block_size)
         logits = out.logits[:min(k, self.drafts_per_round)].float().cpu()  # slot i drafts d_{i+1}
-        self.diffusion_s += time.perf_counter() - start
         self.extra_cache_bytes = max(self.extra_cache_bytes, out.extra_cache_bytes)
         if before is not None and cache_checksum(verified.cache) != before:
             raise ProceedingsError(f"the diffusion pass changed the AR cache ({before} -> {cache_checksum(verified.cache)})")

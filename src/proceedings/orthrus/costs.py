@@ -60,12 +60,6 @@ def cost_table(base, view: DiffusionView, blocks: Sequence[int] = (2, 4, 8, 16),
     return {"context": context, "t1_ms": 1e3 * t1, "ratios": forward.ratios(), "blocks": per_block}
 
 
-def predicted_speedup(tau: float, block: int, costs: dict) -> float:
-    """tau * T(1) / (T_diff(B) + T_AR(B)) from a `cost_table`."""
-    row = costs["blocks"][block]
-    return tau * costs["t1_ms"] / (row["t_diff_ms"] + row["t_ar_ms"])
-
-
 def extra_cache_bytes(base, view: DiffusionView, block: int, contexts: Sequence[int]) -> dict[int, dict]:
     """Per context length: bytes the diffusion pass adds (the block's own K/V) and the AR cache's own bytes."""
     out = {}

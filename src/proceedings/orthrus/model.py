@@ -29,7 +29,7 @@ MODES = ("orthrus", "ar")
 class Generation:
     tokens: list[int]
     text: str | None
-    stats: dict = field(default_factory=dict)  # rounds, tau, accepted, diffusion/verify seconds, extra cache bytes
+    stats: dict = field(default_factory=dict)  # rounds, tau, accepted, draft_s (diffusion) and verify_s, extra cache bytes
 
 
 class OrthrusModel:
@@ -124,7 +124,6 @@ class OrthrusModel:
             drafter = DiffusionDrafter(self.base, self.view, block_size, temperature, top_k, top_p, seed, check_cache)
             trace = speculative_decode(self.base, drafter, ids, max_new_tokens, drafter.drafts_per_round, temperature,
                                        top_k, eos, seed, top_p)
-            stats = {**trace.extras, "extra_cache_bytes": drafter.extra_cache_bytes,
-                     "diffusion_s": drafter.diffusion_s, "block_size": drafter.block_size}
+            stats = {**trace.extras, "extra_cache_bytes": drafter.extra_cache_bytes, "block_size": drafter.block_size}
         text = self.tokenizer.decode(trace.tokens, skip_special_tokens=True) if self.tokenizer is not None else None
         return Generation(trace.tokens, text, json.loads(json.dumps(stats)))
