@@ -22,6 +22,7 @@ import statistics
 from dataclasses import asdict, dataclass, field, replace
 
 from proceedings.core.bench import BenchmarkReport, decoder, run_benchmark
+from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir, results_root
 from proceedings.core.runtime import check_scale, load_checkpoint, save_checkpoint, seed_everything
@@ -138,15 +139,23 @@ def train_in_two_halves(work: Workload, view: DiffusionView, cfg: ExperimentConf
     if not cfg.resumable:
         shutil.rmtree(directory, ignore_errors=True)
     checkpoint, half_path = directory / "train.pt", directory / "halfway.pt"
-    train_view(work.base, view, work.train, cfg.train, checkpoint=checkpoint, resume=True,
-               stop_at=cfg.train.steps // 2, progress="train (first half)")
+    first = train_view(work.base, view, work.train, cfg.train, checkpoint=checkpoint, resume=True,
+                       stop_at=cfg.train.steps // 2, progress="train (first half)")
+    _stop_if_terminated(first, checkpoint)
     if not half_path.exists():
         save_checkpoint(half_path, view.state_dict())
     halfway = copy.deepcopy(view)
     halfway.load_state_dict(load_checkpoint(half_path))
     record = train_view(work.base, view, work.train, cfg.train, checkpoint=checkpoint, resume=True,
                         progress="train (second half)")
+    _stop_if_terminated(record, checkpoint)
     return halfway.eval(), record
+
+
+def _stop_if_terminated(record: TrainRecord, checkpoint) -> None:
+    if record.stopped:
+        raise ProceedingsError(f"training stopped by SIGTERM at step {record.steps}; the state is saved in "
+                               f"'{checkpoint}': run the same command again to resume")
 
 
 def benchmark(work: Workload, view: DiffusionView, cfg: ExperimentConfig, seed: int) -> BenchmarkReport:
