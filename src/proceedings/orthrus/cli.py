@@ -128,8 +128,9 @@ def bench(
     from proceedings.orthrus.consensus import DiffusionDrafter
 
     sizes = [int(b) for b in blocks.split(",") if b.strip()]
+    texts = read_prompts(prompts)
     model = _model(base, view, max(sizes))
-    ids = [model.prompt_ids(p) for p in read_prompts(prompts)]
+    ids = [model.prompt_ids(p) for p in texts]
     eos = model.tokenizer.eos_token_id
     arms = [decoder("ar", lambda p, n, s: autoregressive_decode(model.base, p, n, eos_token_id=eos)),
             decoder("prompt-lookup", lambda p, n, s: prompt_lookup_decode(model.base, p, n, max(sizes) - 1, eos))]
@@ -151,10 +152,13 @@ def audit_command(
     precision: str = typer.Option("fp32", help="fp32 or bf16 (both views converted)."),
 ) -> None:
     """Match rate of Orthrus against greedy AR; per divergence its position, the two tokens and the AR top-2 margin."""
-    from proceedings.orthrus.audit import audit
+    from proceedings.orthrus.audit import DTYPES, audit
 
+    if precision not in DTYPES:
+        raise ProceedingsError(f"unknown precision '{precision}'; choose one of: {', '.join(DTYPES)}")
+    texts = read_prompts(prompts)
     model = _model(base, view, block_size)
-    report = audit(model, [model.prompt_ids(p) for p in read_prompts(prompts)], new_tokens, precision, block_size)
+    report = audit(model, [model.prompt_ids(p) for p in texts], new_tokens, precision, block_size)
     verdict = "exact" if report.exact else "NOT exact"
     console.print(f"{precision}: {report.matched}/{report.prompts} prompts match greedy AR ({report.match_rate:.0%}, {verdict})")
     for d in report.divergences:
