@@ -25,7 +25,11 @@ VIEW = typer.Option(None, help="Directory of a saved diffusion view (from `orthr
 
 @app.callback()
 def main() -> None:
-    """Orthrus's own verbs; `proceedings reproduce orthrus --scale tiny|small` runs the comparison."""
+    """Orthrus's own verbs; `proceedings reproduce orthrus --scale tiny|small` runs the comparison.
+    torch runs on $PROCEEDINGS_THREADS threads (default 1)."""
+    from proceedings.core.runtime import set_threads
+
+    set_threads()
 
 
 def _model(base: str, view: Path | None, block_size: int):
@@ -65,6 +69,32 @@ def info(base: str = BASE, block_size: int = typer.Option(8, help="Block size B.
                   f"hash {facts['base_hash']}")
     console.print(f"new weights: {facts['new_parameters']:,} ({facts['new_share']:.1%} of the combined model; base "
                   f"{facts['base_parameters']:,}); trainable base weights: {facts['trainable_base_parameters']:,}")
+
+
+@app.command()
+def costs(
+    base: str = BASE, blocks: str = typer.Option("2,4,8,16", help="Block sizes B, comma-separated."),
+    context: int = typer.Option(64, help="Cached tokens before the timed forwards."),
+    repeats: int = typer.Option(10, help="Timed repeats per size (median kept)."),
+) -> None:
+    """On this machine: T(k)/T(1) of the AR view, T_diff(B), and per B the break-even tau and the ceiling
+    (every draft accepted) of the speed-up tau * T(1) / (T_diff(B) + T_AR(B)); no training needed."""
+    import os
+
+    from proceedings.orthrus.costs import cost_table
+    from proceedings.orthrus.model import OrthrusModel
+
+    sizes = sorted({int(b) for b in blocks.split(",") if b.strip()})
+    if not sizes or sizes[0] < 1 or sizes[-1] > 16:
+        raise ProceedingsError(f"block sizes must lie in 1..16 for the cost table, got {blocks}")
+    model = OrthrusModel.from_base(base, block_size=max(2, sizes[-1]))
+    table = cost_table(model.base, model.view, sizes, context, repeats)
+    ratios = ", ".join(f"{k}: {r:.2f}" for k, r in table["ratios"].items())
+    console.print(f"T(1) = {table['t1_ms']:.1f} ms; T(k)/T(1): {ratios}")
+    for b, row in table["blocks"].items():
+        console.print(f"B={b}: T_diff {row['t_diff_ms']:.1f} ms + T_AR {row['t_ar_ms']:.1f} ms per round; break-even "
+                      f"tau {row['break_even_tau']:.2f}; ceiling {row['ceiling']:.2f}x")
+    console.print(f"[dim]load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}[/dim]")
 
 
 @app.command()
