@@ -124,7 +124,8 @@ SYSTEMS: tuple[System, ...] = (
            "complex scenes better and converge faster."),
     System("orthrus", "Orthrus: AR + diffusion dual view, lossless parallel decoding",
            "A trainable diffusion view sharing the frozen LLM's KV cache drafts tokens in parallel "
-           "and an exact consensus keeps decoding lossless, up to 7.8x faster."),
+           "and an exact consensus keeps decoding lossless, up to 7.8x faster.",
+           needs=("safetensors",), warm_up="proceedings.orthrus.data:warm_up"),
     System("oopsworld", "SeamlessWorld / OopsWorld: operation-driven world generation",
            "Operation-conditioned decoupled distillation with a dynamics curriculum makes a causal "
            "video generator follow online edit operations while preserving the world."),

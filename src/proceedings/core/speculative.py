@@ -14,7 +14,8 @@ Per round, with the committed tokens x_1..x_n and the target's KV cache covering
 
 A drafter is any object with `propose(verified, k) -> Draft` and `reset()`; `verified` hands it the
 target's hidden states at the positions committed since its last call and the tokens that follow
-them, which is all an EAGLE-style drafter needs (one that ignores them, like prompt lookup, works too).
+them, which is all an EAGLE-style drafter needs (one that ignores them, like prompt lookup, works too),
+and the target's KV cache, read-only, for a drafter that attends to it (Orthrus's diffusion view).
 `autoregressive_decode` is the reference: one target forward per token, same sampler.
 """
 
@@ -40,6 +41,7 @@ class Verified:
     hidden_states: tuple  # of (1, m, H) tensors, index 0 = embeddings, i = after layer i
     next_tokens: list[int]
     start: int  # position of the first of the m positions in the sequence
+    cache: object = None  # the target's KV cache (every committed position but the newest); never to be written
 
 
 @dataclass
@@ -120,8 +122,10 @@ def draft_probs_in_target_vocab(probs: "torch.Tensor", draft_to_target: "torch.T
     return full.index_copy_(1, draft_to_target.to(probs.device), probs)
 
 
-def target_probs(logits: "torch.Tensor", temperature: float, top_k: int | None = None) -> "torch.Tensor":
-    """Softmax of logits / temperature over the top_k largest (all when None): the sampling distribution
+def target_probs(logits: "torch.Tensor", temperature: float, top_k: int | None = None,
+                 top_p: float | None = None) -> "torch.Tensor":
+    """Softmax of logits / temperature over the top_k largest (all when None), then over the smallest set
+    of most likely tokens whose mass reaches top_p (nucleus; all when None): the sampling distribution
     every decoder here shares, so a speculative arm and its reference sample from the same p."""
     import torch
 
@@ -129,7 +133,13 @@ def target_probs(logits: "torch.Tensor", temperature: float, top_k: int | None =
     if top_k is not None and top_k < logits.shape[-1]:
         kth = torch.topk(logits, top_k, dim=-1).values[..., -1:]
         logits = logits.masked_fill(logits < kth, float("-inf"))
-    return torch.softmax(logits, dim=-1)
+    probs = torch.softmax(logits, dim=-1)
+    if top_p is not None and top_p < 1:
+        sorted_probs, order = probs.sort(dim=-1, descending=True)
+        outside = sorted_probs.cumsum(-1) - sorted_probs >= top_p  # the mass before a token already reaches top_p
+        probs = probs.scatter(-1, order, sorted_probs.masked_fill(outside, 0.0))
+        probs = probs / probs.sum(-1, keepdim=True)
+    return probs
 
 
 def rollback(cache, drop: int) -> None:
@@ -141,15 +151,16 @@ def rollback(cache, drop: int) -> None:
         cache.crop(-drop)
 
 
-def _choose(logits: "torch.Tensor", temperature: float, top_k: int | None, generator) -> int:
+def _choose(logits: "torch.Tensor", temperature: float, top_k: int | None, generator, top_p: float | None = None) -> int:
     import torch
 
     if temperature == 0:
         return int(logits.argmax())
-    return int(torch.multinomial(target_probs(logits, temperature, top_k), 1, generator=generator))
+    return int(torch.multinomial(target_probs(logits, temperature, top_k, top_p), 1, generator=generator))
 
 
-def _check_request(target, prompt_ids: Sequence[int], max_new_tokens: int, k: int = 1, temperature: float = 0.0) -> None:
+def _check_request(target, prompt_ids: Sequence[int], max_new_tokens: int, k: int = 1, temperature: float = 0.0,
+                   top_p: float | None = None) -> None:
     context = getattr(target.config, "max_position_embeddings", None)
     if not prompt_ids:
         raise ProceedingsError("cannot decode from an empty prompt")
@@ -159,6 +170,8 @@ def _check_request(target, prompt_ids: Sequence[int], max_new_tokens: int, k: in
         raise ProceedingsError(f"the number of drafts per round must be at least 1, got {k}")
     if temperature < 0:
         raise ProceedingsError(f"temperature must be >= 0, got {temperature}")
+    if top_p is not None and not 0 < top_p <= 1:
+        raise ProceedingsError(f"top_p must lie in (0, 1], got {top_p}")
     if context is not None and len(prompt_ids) + max_new_tokens + k > context:
         raise ProceedingsError(f"prompt ({len(prompt_ids)} tokens) + {max_new_tokens} new tokens + {k} drafts exceed "
                                f"the target's context of {context}")
@@ -171,12 +184,13 @@ def _truncate_at_eos(tokens: list[int], eos_token_id: int | None) -> list[int]:
 
 
 def autoregressive_decode(target, prompt_ids: Sequence[int], max_new_tokens: int, temperature: float = 0.0,
-                          top_k: int | None = None, eos_token_id: int | None = None, seed: int = 0) -> DecodeTrace:
+                          top_k: int | None = None, eos_token_id: int | None = None, seed: int = 0,
+                          top_p: float | None = None) -> DecodeTrace:
     """The reference: one target forward per token on a KV cache, greedy or sampled with `target_probs`."""
     import torch
     from transformers import DynamicCache
 
-    _check_request(target, prompt_ids, max_new_tokens, temperature=temperature)
+    _check_request(target, prompt_ids, max_new_tokens, temperature=temperature, top_p=top_p)
     generator = torch.Generator().manual_seed(seed)
     device = next(target.parameters()).device
     cache, tokens, step_s = DynamicCache(), [], []
@@ -186,7 +200,7 @@ def autoregressive_decode(target, prompt_ids: Sequence[int], max_new_tokens: int
         while len(tokens) < max_new_tokens:
             t0 = time.perf_counter()
             logits = target(input_ids=inputs, cache=cache, use_cache=True).logits[0, -1]
-            tokens.append(_choose(logits.cpu(), temperature, top_k, generator))
+            tokens.append(_choose(logits.cpu(), temperature, top_k, generator, top_p))
             step_s.append(time.perf_counter() - t0)
             if tokens[-1] == eos_token_id:
                 break
@@ -196,14 +210,14 @@ def autoregressive_decode(target, prompt_ids: Sequence[int], max_new_tokens: int
 
 def speculative_decode(target, drafter: Drafter, prompt_ids: Sequence[int], max_new_tokens: int, k: int,
                        temperature: float = 0.0, top_k: int | None = None, eos_token_id: int | None = None,
-                       seed: int = 0) -> DecodeTrace:
+                       seed: int = 0, top_p: float | None = None) -> DecodeTrace:
     """Draft k tokens, verify them in one target forward, keep the target's own choice (see the module
     docstring). Greedy (temperature 0) emits exactly `autoregressive_decode`'s tokens; sampling emits the
     same distribution. The trace's extras hold the round statistics (`SpeculativeStats`)."""
     import torch
     from transformers import DynamicCache
 
-    _check_request(target, prompt_ids, max_new_tokens, k, temperature)
+    _check_request(target, prompt_ids, max_new_tokens, k, temperature, top_p)
     generator = torch.Generator().manual_seed(seed)
     device = next(target.parameters()).device
     hidden = drafter.needs_hidden_states
@@ -214,9 +228,9 @@ def speculative_decode(target, drafter: Drafter, prompt_ids: Sequence[int], max_
         t0 = time.perf_counter()
         out = target(input_ids=torch.tensor([list(prompt_ids)], device=device), cache=cache,
                      use_cache=True, output_hidden_states=hidden)
-        tokens = [_choose(out.logits[0, -1].cpu(), temperature, top_k, generator)]
+        tokens = [_choose(out.logits[0, -1].cpu(), temperature, top_k, generator, top_p)]
         step_s.append(time.perf_counter() - t0)
-        verified = Verified(out.hidden_states if hidden else (), list(prompt_ids[1:]) + tokens, 0)
+        verified = Verified(out.hidden_states if hidden else (), list(prompt_ids[1:]) + tokens, 0, cache)
         while len(tokens) < max_new_tokens and tokens[-1] != eos_token_id:
             t0 = time.perf_counter()
             budget = min(k, max_new_tokens - len(tokens) - 1)  # never draft past the token budget
@@ -231,8 +245,8 @@ def speculative_decode(target, drafter: Drafter, prompt_ids: Sequence[int], max_
             else:
                 q = draft.probs if draft.probs is not None else \
                     torch.nn.functional.one_hot(torch.tensor(draft.tokens, dtype=torch.long), logits.shape[-1]).float()
-                accepted, bonus = rejection_accept(draft.tokens, q.float().cpu(), target_probs(logits, temperature, top_k),
-                                                   generator)
+                accepted, bonus = rejection_accept(draft.tokens, q.float().cpu(),
+                                                   target_probs(logits, temperature, top_k, top_p), generator)
             rollback(cache, len(draft.tokens) - accepted)
             t2 = time.perf_counter()
             new = _truncate_at_eos([*draft.tokens[:accepted], bonus], eos_token_id)
@@ -244,5 +258,5 @@ def speculative_decode(target, drafter: Drafter, prompt_ids: Sequence[int], max_
             stats.verify_s += t2 - t1
             step_s += [(t2 - t0) / len(new)] * len(new)
             verified = Verified(tuple(h[:, :accepted + 1] for h in out.hidden_states) if hidden else (),
-                                [*draft.tokens[:accepted], bonus], n)
+                                [*draft.tokens[:accepted], bonus], n, cache)
     return DecodeTrace(tokens, step_s, time.perf_counter() - start, extras=stats.as_extras())

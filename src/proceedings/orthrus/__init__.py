@@ -1,0 +1,10 @@
+"""Orthrus: a frozen LLM with a trainable diffusion view on its own KV cache, lossless by consensus.
+
+The dual view (`dual_view`), one round of diffusion drafting and AR verification (`consensus`, on the shared
+`core.speculative` loop), self-distillation training (`training`), the exactness/memory audit (`audit`), and
+the user's model (`OrthrusModel`).
+"""
+
+from proceedings.orthrus.model import OrthrusModel
+
+__all__ = ["OrthrusModel"]

@@ -1,0 +1,129 @@
+"""The user's model (spec §6): a base LLM with its diffusion view, generation in either mode, and saved views.
+
+    m = OrthrusModel.from_base("smollm2-135m", block_size=8)   # any Llama / Qwen2 / Qwen3 id, path or .gguf
+    m.load_view("runs/orthrus-smol")                            # only the new weights + base hash + B
+    out = m.generate("Explain KV caches.", max_new_tokens=64, mode="orthrus")
+    out.text, out.stats["tau"]
+
+A saved view is a directory with `view.safetensors` (the new weights; its metadata holds the base config
+hash and B), written atomically; loading it on another base is refused with both hashes named.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.orthrus.dual_view import DiffusionView, check_block_size, freeze, parameter_counts
+
+VIEW_FILE = "view.safetensors"
+MODES = ("orthrus", "ar")
+
+
+@dataclass
+class Generation:
+    tokens: list[int]
+    text: str | None
+    stats: dict = field(default_factory=dict)  # rounds, tau, accepted, draft_s (diffusion) and verify_s, extra cache bytes
+
+
+class OrthrusModel:
+    """A frozen base and its diffusion view (`dual_view.DiffusionView`)."""
+
+    def __init__(self, base, tokenizer, view: DiffusionView):
+        freeze(base)
+        self.base, self.tokenizer, self.view = base.eval(), tokenizer, view.eval()
+
+    @classmethod
+    def from_base(cls, spec="smollm2-135m", block_size: int = 8, device: str = "cpu", dtype: str = "float32",
+                  tokenizer=None) -> "OrthrusModel":
+        """Load a base (alias, directory, .gguf, HF id; or an already loaded model) and add a fresh view."""
+        check_block_size(block_size)
+        if isinstance(spec, (str, os.PathLike)):
+            from proceedings.core.models import load_causal_lm
+
+            base, tokenizer = load_causal_lm(spec, device=device, dtype=dtype)
+        else:
+            base = spec
+        view = DiffusionView(base, block_size).to(next(base.parameters()).device)
+        return cls(base, tokenizer, view)
+
+    @property
+    def block_size(self) -> int:
+        return self.view.block_size
+
+    def info(self) -> dict:
+        config = self.base.config
+        return {"family": config.model_type, "layers": config.num_hidden_layers, "hidden": config.hidden_size,
+                "kv_heads": config.num_key_value_heads, "block_size": self.block_size, "base_hash": self.view.base_hash,
+                **parameter_counts(self.base, self.view)}
+
+    # ------------------------------------------------------------------------------------------ saved views
+    def save_view(self, directory: Path | str) -> Path:
+        from safetensors.torch import save_file
+
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{VIEW_FILE}.", suffix=".tmp")
+        os.close(fd)
+        tensors = {k: v.detach().contiguous().cpu() for k, v in self.view.state_dict().items()}
+        save_file(tensors, tmp, metadata={"base_hash": self.view.base_hash, "block_size": str(self.block_size),
+                                          "family": self.base.config.model_type})
+        os.replace(tmp, directory / VIEW_FILE)
+        return directory / VIEW_FILE
+
+    def load_view(self, directory: Path | str) -> "OrthrusModel":
+        from safetensors import safe_open
+        from safetensors.torch import load_file
+
+        path = Path(directory) / VIEW_FILE if Path(directory).is_dir() else Path(directory)
+        if not path.exists():
+            raise ProceedingsError(f"no saved diffusion view at '{path}'; train one with `proceedings orthrus train`")
+        with safe_open(str(path), "pt") as handle:
+            meta = handle.metadata() or {}
+        if meta.get("base_hash") != self.view.base_hash:
+            raise ProceedingsError(f"the view at '{path}' was trained on base {meta.get('base_hash')}, but the loaded "
+                                   f"base is {self.view.base_hash}; load the base it was trained on")
+        self.view.block_size = check_block_size(int(meta["block_size"]))
+        self.view.load_state_dict(load_file(str(path), device=str(self.view.mask_embedding.device)))
+        return self
+
+    # ------------------------------------------------------------------------------------------- generation
+    def prompt_ids(self, prompt: str | Sequence[dict] | Sequence[int]) -> list[int]:
+        """Token ids: given as ids, or text / chat messages under the tokenizer's chat template."""
+        if isinstance(prompt, str) or (prompt and isinstance(prompt[0], dict)):
+            if self.tokenizer is None:
+                raise ProceedingsError("this model has no tokenizer; pass the prompt as token ids")
+            messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
+            ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True,
+                                                     return_dict=False)
+            return list(ids["input_ids"] if isinstance(ids, dict) else ids)
+        return [int(t) for t in prompt]
+
+    def generate(self, prompt, max_new_tokens: int = 64, mode: str = "orthrus", temperature: float = 0.0,
+                 top_k: int | None = None, top_p: float | None = None, seed: int = 0, block_size: int | None = None,
+                 check_cache: bool = False) -> Generation:
+        """Orthrus rounds (lossless: greedy output equals mode="ar"; sampling has the AR distribution) or plain
+        AR decoding, greedy at temperature 0, else sampled with the same top-k/top-p filter in both views."""
+        from proceedings.core.speculative import autoregressive_decode, speculative_decode
+        from proceedings.orthrus.consensus import DiffusionDrafter
+
+        if mode not in MODES:
+            raise ProceedingsError(f"unknown mode '{mode}'; choose one of: {', '.join(MODES)}")
+        ids = self.prompt_ids(prompt)
+        eos = self.tokenizer.eos_token_id if self.tokenizer is not None else self.base.config.eos_token_id
+        if mode == "ar":
+            trace = autoregressive_decode(self.base, ids, max_new_tokens, temperature, top_k, eos, seed, top_p)
+            stats = {}
+        else:
+            drafter = DiffusionDrafter(self.base, self.view, block_size, temperature, top_k, top_p, seed, check_cache)
+            trace = speculative_decode(self.base, drafter, ids, max_new_tokens, drafter.drafts_per_round, temperature,
+                                       top_k, eos, seed, top_p)
+            stats = {**trace.extras, "extra_cache_bytes": drafter.extra_cache_bytes, "block_size": drafter.block_size}
+        text = self.tokenizer.decode(trace.tokens, skip_special_tokens=True) if self.tokenizer is not None else None
+        return Generation(trace.tokens, text, json.loads(json.dumps(stats)))

@@ -1,0 +1,195 @@
+"""Training the diffusion view by self-distillation (spec §2.3, inferred: the paper releases no training code).
+
+Per sequence (prompt + the frozen model's own response, length T):
+1. AR pre-pass with the frozen model, no gradient: every layer's K/V (detached) and the AR logits;
+2. anchors n_j every B tokens from a random offset in the response;
+3. one diffusion forward over all M blocks [x_{n_j}, MASK x (B-1)] (M * B queries) with the dual-pass mask
+   (`dual_pass_mask`: block j sees AR keys at positions < n_j and its own B keys, nothing else);
+4. loss per slot i = 0..B-2 of block j: cross-entropy against x_{n_j+i+1} plus `kl_weight` x KL(p_AR || q)
+   to the AR distribution at the same position (free: the pre-pass computed it), weighted gamma^i.
+Departures from the spec, and why: the KL term is on by default (self-distilled labels are the AR argmax,
+so the KL adds the AR view's ranking of the other tokens, a denser signal for a short CPU run), and the
+slot weights gamma^i favour the early slots, which decide the accepted prefix (a late slot only counts
+when every earlier one was accepted).
+Gradients reach only the view (q', k', v', o', mask embedding): the base is frozen. AdamW, linear warm-up,
+cosine decay, gradient clipping; the state (view, optimiser, scheduler, RNG, step, loss curve) is saved
+atomically every `checkpoint_every` steps and on SIGTERM, and `resume` continues it exactly.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.core.runtime import load_checkpoint, save_checkpoint
+from proceedings.orthrus.dual_view import DiffusionView, freeze
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    steps: int
+    batch: int = 2  # sequences per step
+    seq_len: int = 384  # longest sequence trained on (longer ones are cut)
+    lr: float = 2e-4  # spec §2.3 laptop default
+    warmup: float = 0.02  # fraction of the steps
+    clip: float = 1.0
+    gamma: float | None = 0.8  # slot weight gamma^i; None: uniform
+    kl_weight: float = 1.0
+    checkpoint_every: int = 20
+    seed: int = 0
+
+
+@dataclass
+class TrainRecord:
+    steps: int = 0
+    tokens: int = 0  # sequence tokens through the AR pre-pass
+    queries: int = 0  # diffusion queries (M * B per sequence)
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    losses: list[float] = field(default_factory=list)
+    stopped: bool = False  # True when SIGTERM ended the run (its checkpoint holds the state)
+
+
+def block_anchors(prompt_len: int, length: int, block_size: int, offset: int) -> torch.Tensor:
+    """Anchor positions n_j: every B tokens from prompt_len + offset, each with at least one label after it."""
+    return torch.arange(prompt_len + offset, max(length - 1, prompt_len + offset), block_size)
+
+
+def dual_pass_mask(anchors: torch.Tensor, block_size: int, length: int) -> torch.Tensor:
+    """(M * B, length + M * B) bool: query (j, i) sees AR keys at positions < n_j and every key of block j
+    (the official `generate_dual_pass_mask` rule, spec §2.3)."""
+    m = len(anchors)
+    block_of_query = torch.arange(m).repeat_interleave(block_size)  # (M * B,)
+    sees_ar = torch.arange(length)[None, :] < anchors[block_of_query][:, None]
+    sees_block = block_of_query[:, None] == torch.arange(m).repeat_interleave(block_size)[None, :]
+    return torch.cat([sees_ar, sees_block], 1)
+
+
+def slot_weights(block_size: int, gamma: float | None) -> torch.Tensor:
+    """w_i for slots 0..B-2 (slot B-1 drafts nothing)."""
+    return torch.tensor([1.0 if gamma is None else gamma ** i for i in range(block_size - 1)])
+
+
+def sequence_loss(base, view: DiffusionView, tokens: torch.Tensor, prompt_len: int, offset: int,
+                  cfg: TrainConfig) -> tuple[torch.Tensor, int]:
+    """(loss, queries) of one sequence: AR pre-pass, dual-pass mask, one diffusion forward, weighted slot loss."""
+    from transformers import DynamicCache
+
+    block = view.block_size
+    anchors = block_anchors(prompt_len, len(tokens), block, offset)
+    if not len(anchors):
+        return torch.zeros((), requires_grad=True), 0
+    cache = DynamicCache()
+    with torch.no_grad():
+        ar_logits = base(input_ids=tokens[None], cache=cache, use_cache=True).logits[0].float()  # (T, V)
+    past = [(layer.keys.detach(), layer.values.detach()) for layer in cache.layers]
+    embeddings = view.block_embeddings(base, tokens[anchors], block)
+    positions = (anchors[:, None] + torch.arange(block)[None]).reshape(-1)  # (M * B,)
+    logits = view(base, embeddings, positions, past, dual_pass_mask(anchors, block, len(tokens))).logits.float()
+    logits = logits.view(len(anchors), block, -1)[:, :-1]  # (M, B-1, V): slot i drafts x_{n+i+1}
+    label_at = anchors[:, None] + torch.arange(1, block)[None]  # (M, B-1)
+    valid = label_at < len(tokens)
+    label_at = label_at.clamp(max=len(tokens) - 1)
+    log_q = torch.log_softmax(logits, -1)
+    ce = -log_q.gather(-1, tokens[label_at][..., None])[..., 0]
+    log_p = torch.log_softmax(ar_logits[label_at - 1], -1)  # the AR view's distribution of the same token
+    kl = (log_p.exp() * (log_p - log_q)).sum(-1)
+    weights = slot_weights(block, cfg.gamma)[None].expand_as(ce) * valid
+    return ((ce + cfg.kl_weight * kl) * weights).sum() / weights.sum(), len(anchors) * block
+
+
+class _StopOnSigterm:
+    """Within the block, SIGTERM only sets a flag; the loop checkpoints and stops at the end of its step."""
+
+    def __enter__(self):
+        self.requested = False
+        try:
+            self.previous = signal.signal(signal.SIGTERM, self._handler)
+        except ValueError:  # not the main thread: no handler can be installed
+            self.previous = None
+        return self
+
+    def _handler(self, signum, frame) -> None:
+        self.requested = True
+
+    def __exit__(self, *exc) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGTERM, self.previous)
+
+
+def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int], int]], cfg: TrainConfig,
+               checkpoint: Path | str | None = None, resume: bool = False, stop_at: int | None = None,
+               progress: str | None = None) -> TrainRecord:
+    """`cfg.steps` AdamW steps on (tokens, prompt_len) sequences in a fixed order; only the view learns.
+    With `checkpoint`, the state is saved every `cfg.checkpoint_every` steps, on SIGTERM and at the end;
+    `resume` continues from it. `stop_at` ends the run (checkpointed) once that many steps are done in all."""
+    from transformers import get_cosine_schedule_with_warmup
+
+    from proceedings.core.progress import progress_bar
+
+    if not sequences:
+        raise ProceedingsError("no training sequences")
+    freeze(base)
+    params = [p for p in view.parameters()]
+    optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
+    scheduler = get_cosine_schedule_with_warmup(optimizer, max(1, round(cfg.warmup * cfg.steps)), cfg.steps)
+    generator = torch.Generator().manual_seed(cfg.seed)
+    record = TrainRecord()
+    state = load_checkpoint(checkpoint) if checkpoint is not None and resume else None
+    if state is not None:
+        if state["config"] != asdict(cfg) or state["base_hash"] != view.base_hash:
+            raise ProceedingsError(f"checkpoint '{checkpoint}' was made with other settings or another base; "
+                                   "delete it or run without --resume")
+        view.load_state_dict(state["view"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        generator.set_state(state["generator"])
+        record = TrainRecord(**state["record"])
+    device = view.mask_embedding.device
+    rows = [(torch.tensor(list(t)[:cfg.seq_len], device=device), p) for t, p in sequences]
+    view.train()
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    end = cfg.steps if stop_at is None else min(cfg.steps, stop_at)
+    with _StopOnSigterm() as stop:
+        for step in progress_bar(range(record.steps, end), desc=progress or "train", disable=progress is None,
+                                 unit="step"):
+            optimizer.zero_grad(set_to_none=True)
+            step_loss = 0.0
+            for i in range(cfg.batch):
+                tokens, prompt_len = rows[(step * cfg.batch + i) % len(rows)]
+                offset = int(torch.randint(view.block_size, (), generator=generator))
+                loss, queries = sequence_loss(base, view, tokens, prompt_len, offset, cfg)
+                (loss / cfg.batch).backward()
+                step_loss += float(loss.detach()) / cfg.batch
+                record.tokens += len(tokens)
+                record.queries += queries
+            if not math.isfinite(step_loss):
+                raise ProceedingsError(f"non-finite loss at step {step}; lower the learning rate (now {cfg.lr})")
+            torch.nn.utils.clip_grad_norm_(params, cfg.clip)
+            optimizer.step()
+            scheduler.step()
+            record.steps += 1
+            record.losses.append(step_loss)
+            if checkpoint is not None and (record.steps % cfg.checkpoint_every == 0 or stop.requested
+                                           or record.steps == end):
+                record.wall_s += time.perf_counter() - wall0
+                record.cpu_s += time.process_time() - cpu0
+                wall0, cpu0 = time.perf_counter(), time.process_time()
+                save_checkpoint(checkpoint, {"view": view.state_dict(), "optimizer": optimizer.state_dict(),
+                                             "scheduler": scheduler.state_dict(), "generator": generator.get_state(),
+                                             "record": asdict(record), "config": asdict(cfg),
+                                             "base_hash": view.base_hash})
+            if stop.requested:
+                record.stopped = True
+                break
+    record.wall_s += time.perf_counter() - wall0
+    record.cpu_s += time.process_time() - cpu0
+    view.eval()
+    return record
