@@ -188,7 +188,7 @@ def sample_arms(cfg: ExperimentConfig, base: Backbone, arms: dict, seed: int) ->
     return out, {k: float(np.mean(v)) for k, v in speed.items()}
 
 
-def person_days_of(name: str, samples: Samples) -> list[Trajectory]:
+def person_days_of(samples: Samples) -> list[Trajectory]:
     """Bus-only's trips are read as person-days (issue 22); every other arm samples person-days."""
     return [as_person_day(t) for t in samples.valid] if samples.tag == "bus" else samples.valid
 
@@ -197,7 +197,7 @@ def scores(samples: dict[str, Samples], real: list[Trajectory], bins: Bins, arms
     """JSD table and validity per arm against one real set; an arm with too few valid samples gets no JSD (None)."""
     table = {}
     for name in arms:
-        days = person_days_of(name, samples[name])
+        days = person_days_of(samples[name])
         row = evaluate(days, real, bins) if len(days) >= MIN_VALID else dict.fromkeys((*REPORTED, "mean"))
         table[name] = {**row, "validity": samples[name].validity}
     return table
@@ -232,7 +232,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     mobta = f"mobta_mu{MU:g}"
     own_task = {"bus_S": samples["bus_S"].validity, "mob_S": samples["source_only"].validity,
                 "bus_T": samples["bus_only"].validity, "mob_T": samples["oracle"].validity}
-    days = {name: person_days_of(name, samples[name]) for name in judged}
+    days = {name: person_days_of(samples[name]) for name in judged}
     gaps = {other: gap_interval(days[mobta], days[other], work.real["eval"], work.bins, cfg.bootstrap, seed)
             for other in ("bus_only", "source_only")}
     epr_days, fitted = epr_baseline(work.mob_source, work.source.cell_centres_km(),
