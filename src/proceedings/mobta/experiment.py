@@ -28,6 +28,7 @@ from proceedings.core.runtime import atomic_write_text, check_scale, seed_everyt
 from proceedings.mobta.backbone import Backbone, backbone
 from proceedings.mobta.baselines import epr_baseline
 from proceedings.mobta.city import City
+from proceedings.mobta.diagnostics import cosine
 from proceedings.mobta.feeds import load_city
 from proceedings.mobta.fields import city_fields
 from proceedings.mobta.finetune import Recipe, TrainLog, finetune
@@ -251,6 +252,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                                  "validity": table[f"mobta_mu{mu:g}"]["validity"]} for mu in cfg.mus},
         "arms": table, "epr_reported_not_judged": {**epr, "fitted": fitted.to_dict()},
         "real_vs_real_floor": real_floor(work.real["eval"], work.bins, seed),
+        "shift_cosine_source_vs_target": cosine(vectors["mob_S"] - vectors["bus_S"], vectors["mob_T"] - vectors["bus_T"]),
         "invalid_reasons": {name: dict(s.invalid.most_common(3)) for name, s in samples.items()},
         "speed": speed_numbers(work, logs, vectors, speed, build_s),
     }
