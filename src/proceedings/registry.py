@@ -160,7 +160,7 @@ SYSTEMS: tuple[System, ...] = (
            "point recovery, follows sparse 2D controls more precisely."),
     System("mobta", "MobTA: bus-conditioned zero-shot trajectory generation by task arithmetic",
            "Adding the source city's bus-to-mobility task vector to a target-city bus model "
-           "generates target-city trajectories close to a model trained on them."),
+           "generates target-city trajectories close to a model trained on them.", needs=("peft",)),
     System("mocar", "MoCAR: motion-code coordinate-aware autoregression for trajectory forecasting",
            "Autoregressing over a continuous, coordinate-aware motion-code space forecasts "
            "trajectories competitively with a single-stage decoder."),

@@ -79,7 +79,7 @@ def test_a_merged_tied_base_stays_tied(lora):
 
 def test_a_full_fine_tunes_vector_applied_to_its_base_is_the_fine_tuned_model():
     tokenizer = TrajTokenizer(16)
-    base = tiny_backbone(tokenizer, seed=0)
+    base = tiny_backbone(tokenizer, seed=0, hidden=64, pretrain=Recipe(steps=0, lora_r=None))  # random, not pre-trained
     tuned, _ = finetune(base.model, _sequences(base.ids, 3), Recipe(steps=2, batch=4, lr=1e-2, lora_r=None), base.pad_id)
     vector = TaskVector.between(base.model, tuned, base.meta("x"))
     merged = dict(vector.apply_to(base.model).named_parameters())

@@ -35,3 +35,9 @@ def test_the_committed_records_re_judge_to_their_stored_checks(scale):
         pytest.skip(f"no committed {scale} record yet")
     record = json.loads(path.read_text())
     assert verdict(record["metrics"], record["baseline"]) == record["checks"]
+
+
+def test_an_arm_with_too_few_valid_samples_has_no_jsd_and_wins_nothing():
+    checks = verdict({**PASSING["metrics"], "mean_jsd": None, "gap_vs_bus_only_ci": [None, None]}, PASSING["baseline"])
+    assert [rule for rule, holds in checks.items() if not holds] == [
+        rule for rule in checks if "bus-only's" in rule or "source-only's" in rule or "closes" in rule]

@@ -24,7 +24,7 @@ from proceedings.mobta.tokenization import EOS, TAGS, TokenIds, TrajTokenizer
 from proceedings.mobta.trajectories import Trajectory
 
 TINY = "tiny"
-PRETRAIN = Recipe(steps=300, batch=32, lr=3e-3, lora_r=None, warmup_steps=20)  # syntax only, no city
+PRETRAIN = Recipe(steps=600, batch=32, lr=3e-3, lora_r=None, warmup_steps=20)  # syntax only, no city
 
 
 @dataclass
@@ -62,7 +62,7 @@ def syntax_sequences(tokenizer: TrajTokenizer, n: int, seed: int) -> list[list[s
     return out
 
 
-def tiny_backbone(tokenizer: TrajTokenizer, seed: int, hidden: int = 64, layers: int = 2,
+def tiny_backbone(tokenizer: TrajTokenizer, seed: int, hidden: int = 128, layers: int = 2,
                   pretrain: Recipe = PRETRAIN) -> Backbone:
     from safetensors.torch import load_file, save_file
     from transformers import LlamaConfig, LlamaForCausalLM

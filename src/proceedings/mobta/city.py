@@ -34,6 +34,7 @@ class City:
     trips_per_stop: np.ndarray  # (stops,)
     bus_trips: list[Trajectory] = field(default_factory=list)
     feed_stats: dict = field(default_factory=dict)
+    stop_cells: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_feed(cls, feed: Feed, grid: int = 16, slot_minutes: int = 30) -> "City":
@@ -46,7 +47,7 @@ class City:
         city = cls(feed.name, lats.min() - pad_lat, lons.min() - pad_lon, lats.max() + pad_lat, lons.max() + pad_lon,
                    grid, list(feed.stops), np.zeros((0, 2)), np.array([counts[s] for s in feed.stops], dtype=float))
         city.stops_km = np.stack([city.project(la, lo) for la, lo in zip(lats, lons)])
-        city._stop_cell = {s: city.cell_of_km(*xy) for s, xy in zip(city.stop_ids, city.stops_km)}
+        city.stop_cells = {s: city.cell_of_km(*xy) for s, xy in zip(city.stop_ids, city.stops_km)}
         city.bus_trips = [bus_trajectory(trip, city, slot_minutes) for trip in feed.trips]
         city.feed_stats = {"stops": len(feed.stops), "routes": len(feed.routes), "trips": len(feed.trips),
                            "stop_times": feed.stop_time_count(), "services": len(feed.services)}
@@ -78,7 +79,7 @@ class City:
         return self.cell_of_km(*self.project(lat, lon))
 
     def cell_of_stop(self, stop_id: str) -> int:
-        return self._stop_cell[stop_id]
+        return self.stop_cells[stop_id]
 
     def cell_centres_km(self) -> np.ndarray:
         """(G*G, 2) cell centres in km, cell index = row * G + col (row 0 in the south)."""

@@ -28,11 +28,12 @@ from proceedings.core.runtime import atomic_write_text, check_scale, seed_everyt
 from proceedings.mobta.backbone import Backbone, backbone
 from proceedings.mobta.baselines import epr_baseline
 from proceedings.mobta.city import City
+from proceedings.mobta.diagnostics import cosine
 from proceedings.mobta.feeds import load_city
 from proceedings.mobta.fields import city_fields
 from proceedings.mobta.finetune import Recipe, TrainLog, finetune
 from proceedings.mobta.generation import Samples, sample
-from proceedings.mobta.metrics import Bins, bootstrap_gap, evaluate, real_floor
+from proceedings.mobta.metrics import MIN_VALID, REPORTED, Bins, bootstrap_gap, evaluate, real_floor
 from proceedings.mobta.simulator import DEFAULT, SHIFTED, person_days
 from proceedings.mobta.task_vector import TaskVector
 from proceedings.mobta.tokenization import TrajTokenizer
@@ -188,20 +189,32 @@ def sample_arms(cfg: ExperimentConfig, base: Backbone, arms: dict, seed: int) ->
     return out, {k: float(np.mean(v)) for k, v in speed.items()}
 
 
-def person_days_of(name: str, samples: Samples) -> list[Trajectory]:
+def person_days_of(samples: Samples) -> list[Trajectory]:
     """Bus-only's trips are read as person-days (issue 22); every other arm samples person-days."""
     return [as_person_day(t) for t in samples.valid] if samples.tag == "bus" else samples.valid
 
 
 def scores(samples: dict[str, Samples], real: list[Trajectory], bins: Bins, arms: tuple[str, ...]) -> dict[str, dict]:
-    """JSD table and validity per arm against one real set."""
-    return {name: {**evaluate(person_days_of(name, samples[name]), real, bins), "validity": samples[name].validity}
-            for name in arms}
+    """JSD table and validity per arm against one real set; an arm with too few valid samples gets no JSD (None)."""
+    table = {}
+    for name in arms:
+        days = person_days_of(samples[name])
+        row = evaluate(days, real, bins) if len(days) >= MIN_VALID else dict.fromkeys((*REPORTED, "mean"))
+        table[name] = {**row, "validity": samples[name].validity}
+    return table
 
 
-def closure(best: float, method: float, oracle: float) -> float:
+def gap_interval(ours: list[Trajectory], other: list[Trajectory], real: list[Trajectory], bins: Bins,
+                 reps: int, seed: int) -> list[float | None]:
+    """The bootstrap interval of the other arm's mean JSD minus ours; None when either lacks valid samples."""
+    if min(len(ours), len(other)) < MIN_VALID:
+        return [None, None]
+    return list(bootstrap_gap(ours, other, real, bins, reps, seed))
+
+
+def closure(best: float, method: float, oracle: float) -> float | None:
     """(better baseline - method) / (better baseline - oracle): the share of the gap the method closes."""
-    return (best - method) / (best - oracle) if best > oracle else float("nan")
+    return (best - method) / (best - oracle) if oracle < best < float("inf") and method < float("inf") else None
 
 
 def reproduce(scale: str, seed: int = 0) -> Result:
@@ -220,25 +233,26 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     mobta = f"mobta_mu{MU:g}"
     own_task = {"bus_S": samples["bus_S"].validity, "mob_S": samples["source_only"].validity,
                 "bus_T": samples["bus_only"].validity, "mob_T": samples["oracle"].validity}
-    days = {name: person_days_of(name, samples[name]) for name in judged}
-    gaps = {other: bootstrap_gap(days[mobta], days[other], work.real["eval"], work.bins, cfg.bootstrap, seed)
+    days = {name: person_days_of(samples[name]) for name in judged}
+    gaps = {other: gap_interval(days[mobta], days[other], work.real["eval"], work.bins, cfg.bootstrap, seed)
             for other in ("bus_only", "source_only")}
     epr_days, fitted = epr_baseline(work.mob_source, work.source.cell_centres_km(),
                                     city_fields(work.target, seed + 1), cfg.samples, seed + 20)
     epr = evaluate(epr_days, work.real["eval"], work.bins)
 
-    better = min(("bus_only", "source_only"), key=lambda a: table[a]["mean"])
+    better = min(("bus_only", "source_only"), key=lambda a: _jsd(table[a]["mean"]))
     metrics = {
         "mean_jsd": table[mobta]["mean"], "validity": table[mobta]["validity"],
         "jsd": {m: v for m, v in table[mobta].items() if m not in ("mean", "validity")},
-        "gap_vs_bus_only_ci": list(gaps["bus_only"]), "gap_vs_source_only_ci": list(gaps["source_only"]),
+        "gap_vs_bus_only_ci": gaps["bus_only"], "gap_vs_source_only_ci": gaps["source_only"],
         "oracle_mean_jsd": table["oracle"]["mean"], "own_task_validity": own_task,
         "own_task_validity_min": min(own_task.values()),
-        "closure": closure(table[better]["mean"], table[mobta]["mean"], table["oracle"]["mean"]),
+        "closure": closure(_jsd(table[better]["mean"]), _jsd(table[mobta]["mean"]), _jsd(table["oracle"]["mean"])),
         "mu_curve": {f"{mu:g}": {"mean_jsd": table[f"mobta_mu{mu:g}"]["mean"],
                                  "validity": table[f"mobta_mu{mu:g}"]["validity"]} for mu in cfg.mus},
         "arms": table, "epr_reported_not_judged": {**epr, "fitted": fitted.to_dict()},
         "real_vs_real_floor": real_floor(work.real["eval"], work.bins, seed),
+        "shift_cosine_source_vs_target": cosine(vectors["mob_S"] - vectors["bus_S"], vectors["mob_T"] - vectors["bus_T"]),
         "invalid_reasons": {name: dict(s.invalid.most_common(3)) for name, s in samples.items()},
         "speed": speed_numbers(work, logs, vectors, speed, build_s),
     }
@@ -262,21 +276,27 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     )
 
 
+def _jsd(value: float | None) -> float:
+    """A JSD, or +inf for an arm with too few valid samples to have one (it can then win nothing)."""
+    return float("inf") if value is None else value
+
+
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
     """Gates (every fine-tune learns its format; the oracle leaves a gap to close), then issue 22's claim."""
-    bus, src = baseline["bus_only_mean_jsd"], baseline["source_only_mean_jsd"]
-    best, oracle, ours = min(bus, src), metrics["oracle_mean_jsd"], metrics["mean_jsd"]
+    bus, src = _jsd(baseline["bus_only_mean_jsd"]), _jsd(baseline["source_only_mean_jsd"])
+    best, oracle, ours = min(bus, src), _jsd(metrics["oracle_mean_jsd"]), _jsd(metrics["mean_jsd"])
+    above_zero = lambda interval: interval[0] is not None and interval[0] > 0  # noqa: E731
     return {
         f"gate: every fine-tune gives >= {VALIDITY_GATE:.0%} valid samples on its own task":
             metrics["own_task_validity_min"] >= VALIDITY_GATE,
         f"gate: the oracle's mean JSD <= {ORACLE_GAP} x the better of bus-only and source-only":
             oracle <= ORACLE_GAP * best,
         "MobTA (mu = 1) mean JSD < bus-only's, the gap's 95 % bootstrap interval above 0":
-            ours < bus and metrics["gap_vs_bus_only_ci"][0] > 0,
+            ours < bus and above_zero(metrics["gap_vs_bus_only_ci"]),
         "MobTA (mu = 1) mean JSD < source-only's, the gap's 95 % bootstrap interval above 0":
-            ours < src and metrics["gap_vs_source_only_ci"][0] > 0,
+            ours < src and above_zero(metrics["gap_vs_source_only_ci"]),
         f"MobTA closes >= {CLOSURE:.0%} of the gap from the better baseline to the oracle":
-            best > oracle and (best - ours) / (best - oracle) >= CLOSURE,
+            oracle < best < float("inf") and (best - ours) / (best - oracle) >= CLOSURE,
         f"MobTA validity >= {VALIDITY:.0%}": metrics["validity"] >= VALIDITY,
     }
 
@@ -285,9 +305,9 @@ def control(samples: dict[str, Samples], work: Workload, cfg: ExperimentConfig) 
     """The same MobTA, bus-only and source-only samples scored against the shifted target; the oracle retrained."""
     renamed = {**samples, "oracle": samples["oracle_shifted"]}
     table = scores(renamed, work.real["shifted eval"], work.bins, (f"mobta_mu{MU:g}", "bus_only", "source_only", "oracle"))
-    best = min(table["bus_only"]["mean"], table["source_only"]["mean"])
+    best = min(_jsd(table["bus_only"]["mean"]), _jsd(table["source_only"]["mean"]))
     return {"mean_jsd": {a: row["mean"] for a, row in table.items()},
-            "closure": closure(best, table[f"mobta_mu{MU:g}"]["mean"], table["oracle"]["mean"])}
+            "closure": closure(best, _jsd(table[f"mobta_mu{MU:g}"]["mean"]), _jsd(table["oracle"]["mean"]))}
 
 
 def speed_numbers(work: Workload, logs: dict[str, TrainLog], vectors: dict[str, TaskVector], speed: dict,
@@ -305,18 +325,22 @@ def speed_numbers(work: Workload, logs: dict[str, TrainLog], vectors: dict[str, 
             "final_losses": {task: log.losses[-1] for task, log in logs.items()}}
 
 
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "n/a (under 50 valid samples)" if value is None else f"{value:.{digits}f}"
+
+
 def notes(metrics: dict, baseline: dict, cfg: ExperimentConfig) -> str:
-    lines = [f"MobTA mean JSD {metrics['mean_jsd']:.3f} vs bus-only {baseline['bus_only_mean_jsd']:.3f}, "
-             f"source-only {baseline['source_only_mean_jsd']:.3f}, oracle {metrics['oracle_mean_jsd']:.3f}; "
-             f"real-vs-real floor (two halves of the held-out set) {metrics['real_vs_real_floor']:.3f}; "
-             f"closure {metrics['closure']:.2f}.",
-             f"EPR (source-fitted, target fields) {metrics['epr_reported_not_judged']['mean']:.3f}: reported, not "
+    lines = [f"MobTA mean JSD {_fmt(metrics['mean_jsd'])} (validity {metrics['validity']:.0%}) vs bus-only "
+             f"{_fmt(baseline['bus_only_mean_jsd'])}, source-only {_fmt(baseline['source_only_mean_jsd'])}, oracle "
+             f"{_fmt(metrics['oracle_mean_jsd'])}; real-vs-real floor (two halves of the held-out set) "
+             f"{_fmt(metrics['real_vs_real_floor'])}; closure {_fmt(metrics['closure'], 2)}.",
+             f"EPR (source-fitted, target fields) {_fmt(metrics['epr_reported_not_judged']['mean'])}: reported, not "
              "judged, because the simulator that made the ground truth is itself EPR-style."]
     if "control_behaviour_shift" in metrics:
-        shifted = metrics["control_behaviour_shift"]["closure"]
-        lines.append(f"Control (target behaviour shifted, oracle retrained): closure {shifted:.2f} "
-                     f"vs {metrics['closure']:.2f} unshifted" + ("." if shifted < metrics["closure"] else
-                     "; it did not fall, so transfer is not tested by this run."))
+        shifted, plain = metrics["control_behaviour_shift"]["closure"], metrics["closure"]
+        fell = shifted is not None and plain is not None and shifted < plain
+        lines.append(f"Control (target behaviour shifted, oracle retrained): closure {_fmt(shifted, 2)} vs "
+                     f"{_fmt(plain, 2)} unshifted" + ("." if fell else "; it did not fall, so transfer is not tested by this run."))
     lines.append("Person-days are simulated (no mobility data is offline); the benchmark can only show that the "
                  "arithmetic transfers a shift that exists in the simulator.")
     return " ".join(lines)
@@ -334,7 +358,8 @@ def plot_arms(table: dict, mus: tuple[float, ...], path):
     fig, ax = plt.subplots(figsize=(9, 3.6))
     width = 0.8 / len(arms)
     for i, arm in enumerate(arms):
-        ax.bar(np.arange(len(metrics)) + i * width, [table[arm][m] for m in metrics], width, label=arm)
+        values = [np.nan if table[arm][m] is None else table[arm][m] for m in metrics]
+        ax.bar(np.arange(len(metrics)) + i * width, values, width, label=arm)
     ax.set_xticks(np.arange(len(metrics)) + 0.4 - width / 2, metrics)
     ax.set_ylabel("JSD vs held-out target (base 2)")
     ax.legend(fontsize=7, ncol=3)

@@ -6,6 +6,7 @@ never repaired or silently dropped.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -36,8 +37,6 @@ class Samples:
 def sample(model, tokenizer: TrajTokenizer, ids: TokenIds, tag: str, n: int, seed: int, max_new_tokens: int = 64,
            batch: int = 64, top_p: float = 0.95, temperature: float = 1.0, desc: str | None = None) -> Samples:
     """n sequences started from `<tag>`, decoded into trajectories."""
-    import time
-
     start = ids.to_id[f"<{tag}>"]
     eos = ids.to_id[EOS]
     out = Samples(tag, [])

@@ -185,6 +185,8 @@ def evaluate_expression(expression: str, vectors: dict[str, TaskVector], scalars
                 return left + right
             if isinstance(node.op, ast.Sub):
                 return left - right
+            if isinstance(left, TaskVector) and isinstance(right, TaskVector):
+                raise ProceedingsError(f"'{expression}': two task vectors cannot be multiplied, only scaled by a number")
             return left * right
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -walk(node.operand)
