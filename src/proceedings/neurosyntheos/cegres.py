@@ -265,6 +265,8 @@ def cegres(spec: Spec, budget_s: float = 10.0, arm: str = "cegres", predictor=No
             run.reason = "budget"
     except Undecided as why:
         run.reason = str(why)
+    if not run.solved:
+        log.info("%s (%s): UNKNOWN after %d calls: %s", spec.name, arm, run.calls, run.reason)
     run.seconds = time.monotonic() - start
     run.cpu_s = time.process_time() - budget.start
     run.tautologies, run.literals = state.tautologies, state.literals

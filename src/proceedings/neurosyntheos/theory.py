@@ -7,12 +7,10 @@ Every query runs under an rlimit and a timeout; `unknown` is never read as valid
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 from proceedings.neurosyntheos.spec import Literal, Spec
 
-log = logging.getLogger(__name__)
 
 RLIMIT = 2_000_000  # z3 resource units per query (deterministic, unlike timeouts)
 TIMEOUT_MS = 1000
