@@ -160,7 +160,7 @@ def system_edge_tautology(state: State, game: Game, i: Bits, o: Bits, qe_cache: 
     achievable = qe_cache[o]
     if achievable is None:
         raise Undecided("quantifier elimination failed")
-    s = theory._solver()
+    s = theory.solver()
     s.add(*inputs.values(), z3.Not(achievable))
     verdict = s.check()
     if verdict == z3.unknown:
