@@ -47,17 +47,17 @@ def test_gen_bench_collect_train_and_evaluate_chain(tmp_path):
     assert len(list(train.glob("*.yaml"))) == 3
     for spec in sorted(train.glob("*.yaml"))[1:]:
         spec.unlink()  # one training spec keeps the test short
-    assert runner.invoke(app, ["collect-traces", str(train), "--out", str(tmp_path / "traces"),
+    assert runner.invoke(app, ["collect-traces", "--bench-dir", str(train), "--out", str(tmp_path / "traces"),
                                "--timeout", "10"]).exit_code == 0
     model = tmp_path / "model.pt"
-    done = runner.invoke(app, ["train", "--traces", str(tmp_path / "traces"), "--bench", str(train),
+    done = runner.invoke(app, ["train", "--traces", str(tmp_path / "traces"), "--bench-dir", str(train),
                                "--out", str(model), "--steps", "5"])
     assert done.exit_code == 0, done.output
     test = tmp_path / "bench" / "test"
     for spec in sorted(test.glob("*.yaml"))[1:]:
         spec.unlink()
     out = tmp_path / "results.csv"
-    done = runner.invoke(app, ["evaluate", str(test), "--arms", "cegres,neuro", "--predictor", str(model),
+    done = runner.invoke(app, ["evaluate", "--bench-dir", str(test), "--arms", "cegres,neuro", "--predictor", str(model),
                                "--timeout", "5", "--out", str(out)])
     assert done.exit_code == 0, done.output
     rows = list(csv.DictReader(out.open()))
@@ -69,7 +69,7 @@ def test_gen_bench_collect_train_and_evaluate_chain(tmp_path):
     (["solve", "missing.yaml"], "does not exist"),
     (["solve", "SPEC", "--backend", "strix"], "backend 'strix' is not on PATH"),
     (["solve", "SPEC", "--backend", "spot"], "unknown backend"),
-    (["evaluate", "BENCH", "--arms", "cegres,magic"], "--arms takes"),
+    (["evaluate", "--bench-dir", "BENCH", "--arms", "cegres,magic"], "--arms takes"),
     (["solve", "SPEC", "--predictor", "nothing.pt"], "does not exist"),
 ])
 def test_bad_input_is_a_one_line_error(tmp_path, args, message):

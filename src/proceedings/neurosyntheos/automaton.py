@@ -177,7 +177,7 @@ def accepting_cycle(initial: Node, successors: Callable[[Node], Iterable[tuple[N
     and the union of its internal edges' marks is complete.
     """
     graph: dict[Node, list[tuple[Node, frozenset[int]]]] = {}
-    stack, order = [initial], []
+    stack = [initial]
     while stack:  # explore
         node = stack.pop()
         if node in graph:

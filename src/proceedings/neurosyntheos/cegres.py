@@ -160,7 +160,7 @@ def system_edge_tautology(state: State, game: Game, i: Bits, o: Bits, qe_cache: 
     achievable = qe_cache[o]
     if achievable is None:
         raise Undecided("quantifier elimination failed")
-    s = theory._solver()
+    s = theory.solver()
     s.add(*inputs.values(), z3.Not(achievable))
     verdict = s.check()
     if verdict == z3.unknown:
@@ -265,6 +265,8 @@ def cegres(spec: Spec, budget_s: float = 10.0, arm: str = "cegres", predictor=No
             run.reason = "budget"
     except Undecided as why:
         run.reason = str(why)
+    if not run.solved:
+        log.info("%s (%s): UNKNOWN after %d calls: %s", spec.name, arm, run.calls, run.reason)
     run.seconds = time.monotonic() - start
     run.cpu_s = time.process_time() - budget.start
     run.tautologies, run.literals = state.tautologies, state.literals

@@ -82,7 +82,7 @@ def gen_bench(out: Path = typer.Option(..., help="Folder: train/ and test/ YAML 
 
 
 @app.command("collect-traces")
-def collect_traces(bench: Path = typer.Argument(..., help="Folder of YAML specs (e.g. bench/train)."),
+def collect_traces(bench: Path = typer.Option(..., "--bench-dir", help="Folder of Syntheos YAML specs (e.g. bench/train)."),
                    out: Path = typer.Option(..., help="Folder: one sub-folder per spec (resumable)."),
                    timeout: float = typer.Option(600.0, help="CEGRES budget per spec, seconds.")):
     """Run CEGRES on every spec and save its trace; specs already done are skipped."""
@@ -98,7 +98,7 @@ def collect_traces(bench: Path = typer.Argument(..., help="Folder of YAML specs 
 
 @app.command()
 def train(traces: Path = typer.Option(..., help="Folder written by collect-traces."),
-          bench: Path = typer.Option(..., help="The specs the traces came from."),
+          bench: Path = typer.Option(..., "--bench-dir", help="The specs the traces came from."),
           out: Path = typer.Option(Path("neurosyntheos-model.pt"), help="Model file."),
           steps: int = typer.Option(300, help="GNN training steps."), seed: int = typer.Option(0)):
     """Template library + GNN clause scorer from saved traces."""
@@ -109,7 +109,7 @@ def train(traces: Path = typer.Option(..., help="Folder written by collect-trace
 
 
 @app.command()
-def evaluate(bench: Path = typer.Argument(..., help="Folder of held-out YAML specs."),
+def evaluate(bench: Path = typer.Option(..., "--bench-dir", help="Folder of Syntheos YAML specs (yours or gen-bench's)."),
              arms: str = typer.Option("cegres,all-edges,neuro", help="Comma-separated arms."),
              predictor: str = typer.Option("none", help="Model file (needed by the neuro arm)."),
              timeout: float = typer.Option(60.0, help="Wall budget per spec and arm."),

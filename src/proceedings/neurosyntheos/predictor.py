@@ -123,6 +123,7 @@ class NeuroPredictor:
                 self.log.append({"spec": state.spec.name, "clause": list(candidate),
                                  "why": "unknown" if verdict.valid is None else "invalid",
                                  "counter_model": verdict.counter_model})
+                log.info("rejected %s for %s: %s", candidate, state.spec.name, self.log[-1]["why"])
         return added, rejected
 
     def _clause(self, state, candidate: Candidate):

@@ -7,18 +7,16 @@ Every query runs under an rlimit and a timeout; `unknown` is never read as valid
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 from proceedings.neurosyntheos.spec import Literal, Spec
 
-log = logging.getLogger(__name__)
 
 RLIMIT = 2_000_000  # z3 resource units per query (deterministic, unlike timeouts)
 TIMEOUT_MS = 1000
 
 
-def _solver(timeout_ms: int = TIMEOUT_MS):
+def solver(timeout_ms: int = TIMEOUT_MS):
     import z3
     s = z3.Solver()
     s.set("timeout", timeout_ms)
@@ -40,7 +38,7 @@ class Validity:
 def check_valid(formula, timeout_ms: int = TIMEOUT_MS) -> Validity:
     """Is `formula` true for every value of every variable (current and fetched)?"""
     import z3
-    s = _solver(timeout_ms)
+    s = solver(timeout_ms)
     s.add(z3.Not(formula))
     result = s.check()
     if result == z3.unsat:
@@ -58,7 +56,7 @@ def clause_formula(clause, table: dict[str, Literal]):
 
 def satisfiable(cube: list, timeout_ms: int = TIMEOUT_MS) -> bool | None:
     import z3
-    s = _solver(timeout_ms)
+    s = solver(timeout_ms)
     s.add(*cube)
     r = s.check()
     return None if r == z3.unknown else r == z3.sat
@@ -67,7 +65,7 @@ def satisfiable(cube: list, timeout_ms: int = TIMEOUT_MS) -> bool | None:
 def unsat_core(parts: dict[str, object], timeout_ms: int = TIMEOUT_MS) -> list[str] | None:
     """Names of a minimal-ish subset of `parts` whose conjunction is unsatisfiable (None: satisfiable)."""
     import z3
-    s = _solver(timeout_ms)
+    s = solver(timeout_ms)
     s.set("core.minimize", True)
     marks = {name: z3.Bool(f"__core_{name}") for name in parts}
     for name, f in parts.items():
