@@ -258,7 +258,7 @@ def plot_budget_curves(attempts: list[Attempt], budgets: tuple[int, ...], path):
     ax.set_ylabel("solve rate")
     ax.set_ylim(-0.02, 1.02)
     ax.legend()
-    ax.set_title("sketch agent: solve rate by budget (one run at B_max)")
+    ax.set_title("sketch agent: solve rate by budget", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

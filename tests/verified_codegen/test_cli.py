@@ -1,0 +1,30 @@
+"""The CLI: `check` refuses tampered files and cheats before any checker runs; bad input is one error."""
+
+from typer.testing import CliRunner
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.verified_codegen.cli import app
+from proceedings.verified_codegen.tasks import SHIPPED
+
+runner = CliRunner()
+
+
+def test_check_rejects_a_tampered_spec_and_a_cheat_with_the_reason(tmp_path):
+    original = (SHIPPED / "prod_seq" / "task.dfy").read_text()
+    tampered = tmp_path / "tampered.dfy"
+    tampered.write_text(original.replace("ensures r == Prod(a)", "ensures true"))
+    result = runner.invoke(app, ["check", str(SHIPPED / "prod_seq"), str(tampered)])
+    assert result.exit_code == 1 and "rejected" in result.output and "spec tampering" in result.output
+    cheat = tmp_path / "cheat.dfy"
+    cheat.write_text(original.replace("r := r * a[i];", "r := r * a[i];\n        assume false;"))
+    result = runner.invoke(app, ["check", str(SHIPPED / "prod_seq"), str(cheat)])
+    assert result.exit_code == 1 and "rejected" in result.output and "`assume`" in result.output
+
+
+def test_bad_input_is_one_error_naming_what_is_wrong(tmp_path):
+    result = runner.invoke(app, ["check", str(SHIPPED / "prod_seq"), str(tmp_path / "nothing.dfy")])
+    assert isinstance(result.exception, ProceedingsError) and "does not exist" in str(result.exception)
+    result = runner.invoke(app, ["solve", str(SHIPPED / "prod_seq"), "--workflow", "waterfall"])
+    assert isinstance(result.exception, ProceedingsError) and "unknown workflow" in str(result.exception)
+    result = runner.invoke(app, ["convert", "verina", str(tmp_path), str(tmp_path / "out")])
+    assert isinstance(result.exception, ProceedingsError) and "only algoveri" in str(result.exception)
