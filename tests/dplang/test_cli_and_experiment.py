@@ -38,6 +38,9 @@ def test_rates_privacy_audit_and_bounds_verbs(tmp_path):
     assert result.exit_code == 0, result.output
     assert "exponent per sample" in result.output and len(out.read_text().splitlines()) == 5
     assert runner.invoke(app, ["privacy-audit", "--mechanism", "approx-gen", "--family", "g1"]).exit_code == 0
+    release = ["--family", "f1", "--eps", "0.5", "--delta", "1e-6", "--n", "56", "--classes"]  # n = 2(ceil(A) + 2)
+    assert runner.invoke(app, ["privacy-audit", "--mechanism", "approx-id", *release]).exit_code == 0
+    assert runner.invoke(app, ["privacy-audit", "--mechanism", "approx2eps-id", *release]).exit_code == 1
     leaky = runner.invoke(app, ["privacy-audit", "--mechanism", "pure2eps-id"])
     assert leaky.exit_code == 1 and "FAIL" in leaky.output
     assert "any algorithm" in runner.invoke(app, ["bounds", "--eps", "0.5"]).output

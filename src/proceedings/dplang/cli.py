@@ -142,7 +142,7 @@ def _parse_grid(spec: str) -> list[int]:
 
 @app.command()
 def rates(
-    family: str = typer.Option("f1", help="f1 | f2 | f3 | f4 | f5 | g1"),
+    family: str = typer.Option("f1", help="f1 | f2 | f3 | f4 | f5 | g1 | g2"),
     task: str = typer.Option("identification", help="identification | generation"),
     mechanism: str = typer.Option("np", help="np | pure | approx"),
     eps: Optional[float] = typer.Option(None, help="epsilon for pure/approx."),
@@ -197,13 +197,15 @@ def privacy_audit(
     eps: float = typer.Option(0.5, help="epsilon to check."),
     delta: float = typer.Option(1e-3, help="delta to check (approx mechanisms)."),
     n: int = typer.Option(8, help="Dataset size: every dataset of this size and every neighbour is checked."),
+    classes: bool = typer.Option(False, "--classes", help="One dataset per class of equal law keys (reaches "
+                                 "n = 2Δ(A+2), where propose-test-release releases; same verdict as enumerating)."),
 ) -> None:
     """Exact privacy-loss audit on all neighbouring datasets; exits 1 when the bound is violated."""
     from proceedings.dplang.families import instance
     from proceedings.dplang.generation import Generator
     from proceedings.dplang.identification import Identifier
     from proceedings.dplang.mechanisms import check_delta, check_eps
-    from proceedings.dplang.privacy_audit import NoiselessTest, OverspentExponential, OverspentTest, audit
+    from proceedings.dplang.privacy_audit import NoiselessTest, OverspentExponential, OverspentTest, audit, class_audit
 
     check_eps(eps)
     check_delta(delta)
@@ -219,8 +221,10 @@ def privacy_audit(
     else:
         learner = _learner("identification" if task == "id" else "generation", kind, eps, delta, words=False)
     approx = "approx" in kind
-    result = audit(instance(family), learner, n, eps, delta if approx else 0.0)
-    console.print(f"{mechanism} on {family}: {result.datasets} datasets of size {n}, {result.pairs} neighbour pairs")
+    result = (class_audit if classes else audit)(instance(family), learner, n, eps, delta if approx else 0.0)
+    what = f"classes of datasets of size {n - 1}, extended by one element" if classes else f"datasets of size {n}"
+    console.print(f"{mechanism} on {family}: {result.datasets} {what}, {result.pairs} neighbour pairs; "
+                  f"release probability up to {result.max_release_probability:.3g}")
     console.print(f"max privacy loss {result.max_privacy_loss:.6g} (eps = {eps:g}); "
                   f"max hockey-stick divergence {result.max_hockey_stick:.3g} (delta = {delta if approx else 0:g})")
     console.print(f"worst neighbours (cell counts): {result.worst_pair[0]} vs {result.worst_pair[1]}")

@@ -38,7 +38,7 @@ def _lower_half_log_coefficients(n: int, low: float, mid: float, high: float) ->
     return n * math.log(low) + np.concatenate([[0.0], np.cumsum(np.log(ratios))])
 
 
-@functools.lru_cache(maxsize=256)  # shared by every mechanism evaluated at the same n
+@functools.lru_cache(maxsize=1024)  # shared by every arm of a sweep: F3 needs ~750 competitor walks
 def step_walk_law(n: int, p_plus: float, p_minus: float) -> tuple[np.ndarray, np.ndarray]:
     """(values -n..n, log P(W = value)) for W = sum of n steps: +1 w.p. p_plus, -1 w.p. p_minus."""
     p_zero = 1.0 - p_plus - p_minus
