@@ -6,6 +6,12 @@ Pattern grammar: a sequence repeats a random motif of 2-6 tokens, every motif to
 but not trivial). The tiny target is a 4-layer Llama trained on such sequences (~30 CPU-s, once: its
 weights are cached under $PROCEEDINGS_CACHE and built by `make setup`), so its greedy continuations
 follow the grammar and a drafter has something to learn.
+
+The tiny preset's prompts draw their motifs from a small *library* (`motif_library`: motifs that share no
+token, so each token has one successor) instead of a fresh random motif per prompt. A drafter then learns
+what it learns on language, statistics that hold across the data and so on held-out prompts too; with a
+fresh motif per prompt a 1-layer drafter memorised its 40 training motifs (depth-0 top-1 0.81 on them,
+0.31 held out) and with 240 of them learnt no copying in 60 steps (0.23), so tau stayed at ~1.1.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
 from proceedings.core.runtime import load_checkpoint, save_checkpoint
 
@@ -36,12 +43,30 @@ class TinyTargetConfig:
     lr: float = 3e-3
 
 
-def pattern_sequences(count: int, length: int, vocab: int, generator: torch.Generator, noise: float = 0.05) -> torch.Tensor:
-    """(count, length) token ids of the pattern grammar (module docstring)."""
+def motif_library(count: int, vocab: int, seed: int = 0) -> list[torch.Tensor]:
+    """`count` motifs of 2, 3, 4, 5, 6, 2, ... tokens, consecutive slices of one random permutation of ids
+    3..vocab-1: no token occurs in two motifs."""
+    periods = [2 + i % 5 for i in range(count)]
+    if sum(periods) > vocab - FIRST_ID:
+        raise ProceedingsError(f"{count} motifs need {sum(periods)} distinct tokens; the vocabulary has "
+                               f"{vocab - FIRST_ID} (ids {FIRST_ID}..{vocab - 1})")
+    tokens = FIRST_ID + torch.randperm(vocab - FIRST_ID, generator=torch.Generator().manual_seed(seed))
+    return list(torch.split(tokens[:sum(periods)], periods))
+
+
+def pattern_sequences(count: int, length: int, vocab: int, generator: torch.Generator, noise: float = 0.05,
+                      library: list[torch.Tensor] | None = None) -> torch.Tensor:
+    """(count, length) token ids of the pattern grammar (module docstring): a fresh random motif per row, or
+    a motif of `library` starting at a random phase."""
     rows = []
     for _ in range(count):
-        period = int(torch.randint(2, 7, (), generator=generator))
-        motif = torch.randint(FIRST_ID, vocab, (period,), generator=generator)
+        if library is None:
+            period = int(torch.randint(2, 7, (), generator=generator))
+            motif = torch.randint(FIRST_ID, vocab, (period,), generator=generator)
+        else:
+            motif = library[int(torch.randint(len(library), (), generator=generator))]
+            period = len(motif)
+            motif = motif.roll(int(torch.randint(period, (), generator=generator)))
         row = motif.repeat(length // period + 1)[:length].clone()
         flips = torch.rand(length, generator=generator) < noise
         row[flips] = torch.randint(FIRST_ID, vocab, (int(flips.sum()),), generator=generator)
@@ -84,7 +109,24 @@ def warm_up() -> str:
     return "peagle: tiny pattern-grammar target cached"
 
 
-def pattern_prompts(count: int, length: int, vocab: int, seed: int) -> list[list[int]]:
+def pattern_prompts(count: int, length: int, vocab: int, seed: int,
+                    library: list[torch.Tensor] | None = None) -> list[list[int]]:
     """Prompts of the pattern grammar without noise, from their own seed (training and held-out sets differ)."""
     generator = torch.Generator().manual_seed(seed)
-    return pattern_sequences(count, length, vocab, generator, noise=0.0).tolist()
+    return pattern_sequences(count, length, vocab, generator, noise=0.0, library=library).tolist()
+
+
+def greedy_continuations(target, prompts: list[list[int]], new_tokens: int) -> list[list[int]]:
+    """prompt + the target's `new_tokens` greedy tokens, for equally long prompts decoded as one batch on a
+    KV cache (training data: one batched forward per token instead of one per prompt and token)."""
+    from transformers import DynamicCache
+
+    if len({len(p) for p in prompts}) > 1:
+        raise ProceedingsError("batched greedy continuation needs prompts of one length")
+    ids, cache, steps = torch.tensor(prompts), DynamicCache(), []
+    with torch.inference_mode():
+        inputs = ids
+        for _ in range(new_tokens):
+            inputs = target(input_ids=inputs, cache=cache, use_cache=True).logits[:, -1].argmax(-1, keepdim=True)
+            steps.append(inputs)
+    return torch.cat([ids, *steps], 1).tolist()
