@@ -49,3 +49,30 @@ def test_the_vllm_export_has_eagle3_names_offsets_and_the_target_mask(tmp_path):
     assert torch.equal(weights["midlayer.input_layernorm.weight"], drafter.layers[0].embed_norm.weight.detach())
     assert weights["midlayer.self_attn.q_proj.weight"].shape == (128, 256)  # reads concat(embedding, hidden)
     assert {"fc.weight", "norm.weight", "lm_head.weight", "mask_hidden", "mask_embedding"} <= set(weights)
+
+
+def test_feature_shards_load_back_resume_and_refuse_another_target_or_a_gap(tmp_path):
+    from proceedings.peagle.target import extract_feature_shards, extract_features, load_feature_shards
+
+    target = tiny_target()
+    pairs = [([5, 6, 7, 5, 6, 7, 5, 6][:n], 3) for n in (5, 6, 7, 8, 8)]
+    paths = extract_feature_shards(target, pairs, LAYERS, tmp_path, shard_size=2)
+    assert [p.name for p in paths] == ["shard-00000.safetensors", "shard-00001.safetensors", "shard-00002.safetensors"]
+    loaded, layers = load_feature_shards(tmp_path, target)
+    assert layers == LAYERS and [s.prompt_len for s in loaded] == [3] * 5
+    for mine, direct in zip(loaded, extract_features(target, pairs, LAYERS)):
+        assert torch.equal(mine.features, direct.features) and torch.equal(mine.argmax, direct.argmax)
+    paths[1].unlink()
+    with pytest.raises(ProceedingsError, match="misses 1 of 3 shards"):
+        load_feature_shards(tmp_path, target)
+    stamp = paths[0].stat().st_mtime_ns
+    extract_feature_shards(target, pairs, LAYERS, tmp_path, shard_size=2)  # resumes: only the missing shard
+    assert paths[1].exists() and paths[0].stat().st_mtime_ns == stamp
+    other = tiny_target(TinyTargetConfig(train_steps=0))
+    with pytest.raises(ProceedingsError, match="come from target"):
+        load_feature_shards(tmp_path, other)
+    with pytest.raises(ProceedingsError, match="features of another target"):
+        extract_feature_shards(other, pairs, LAYERS, tmp_path, shard_size=2)
+    paths[2].write_bytes(b"not safetensors")
+    with pytest.raises(ProceedingsError, match="is damaged"):
+        load_feature_shards(tmp_path, target)
