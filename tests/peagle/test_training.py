@@ -43,7 +43,7 @@ def test_sigterm_checkpoints_and_the_resumed_run_reproduces_the_uninterrupted_lo
     stopped = train_drafter(fresh(), TerminatedAt(sequences, at=5, per_step=2), cfg, checkpoint=path, checkpoint_every=4)
     assert stopped.interrupted and stopped.steps == 6  # step 5 was under way: it finishes, then the state is saved
     resumed = train_drafter(fresh(), sequences, cfg, checkpoint=path, checkpoint_every=4)
-    assert not resumed.interrupted and resumed.steps == 12
+    assert not resumed.interrupted and resumed.steps == 12 and resumed.resumed_at == 6
     assert resumed.losses == pytest.approx(straight.losses, abs=1e-6)
     with pytest.raises(ProceedingsError, match="another training run"):
         train_drafter(fresh(), sequences, TrainConfig(steps=30, sequences_per_step=2), checkpoint=path)

@@ -12,12 +12,17 @@ well as EAGLE-3), then checks the claim's conditions at K = 7 (issue 19).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import statistics
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 import torch
 
 from proceedings.core.bench import BenchmarkReport, decoder, measure_forward_costs, run_benchmark
+from proceedings.core.errors import ProceedingsError
+from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir, results_root
 from proceedings.core.runtime import check_scale, seed_everything, stopwatch
 from proceedings.core.speculative import autoregressive_decode, speculative_decode
@@ -140,7 +145,11 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     drafters, records = {}, {}
     for method, k_train in (("eagle3", cfg.train.ttt_steps), ("peagle", cfg.k_train)):
         drafters[method] = init_drafter(target, method, cfg.layers, k_train, d2t, layers, seed)
-        records[method] = train_drafter(drafters[method], train_seqs, cfg.train, progress=f"train {method}")
+        records[method] = train_drafter(drafters[method], train_seqs, cfg.train, progress=f"train {method}",
+                                        checkpoint=run_directory(cfg, target, work) / f"train-{method}.pt")
+        if records[method].interrupted:
+            raise ProceedingsError(f"stopped while training {method} (step {records[method].steps} of {cfg.train.steps} "
+                                   "checkpointed); run the same command again to resume")
     accuracy = {m: depth_accuracy(d, eval_seqs, max(cfg.ks)) for m, d in drafters.items()}
     grad_diff, area_ratio = partition_check(drafters["peagle"], train_seqs, cfg)
     bench = benchmark(target, drafters, work, cfg, seed)
@@ -175,6 +184,15 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         seed=seed, notes=notes(arms, metrics, baseline, records, bench, cfg),
         artifacts=[str(p.relative_to(results_root())) for p in artifacts], device="cpu",
     )
+
+
+def run_directory(cfg: ExperimentConfig, target, work: Workload) -> Path:
+    """Where this run's training checkpoints live: keyed by the settings, the target and the training tokens, so
+    a stopped run resumes and a finished one is reused (delete $PROCEEDINGS_CACHE/peagle/runs to retrain)."""
+    from proceedings.peagle.target import target_hash
+
+    text = json.dumps([asdict(cfg), target_hash(target), work.train], sort_keys=True, default=str)
+    return cache_root() / "peagle" / "runs" / hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
@@ -376,7 +394,9 @@ def notes(arms: dict, metrics: dict, baseline: dict, records: dict, bench: Bench
             f"{format_optional(metrics['tau_non_looping_k7'])}. Training: EAGLE-3 "
             f"{records['eagle3'].steps} steps, {records['eagle3'].elements} elements, {records['eagle3'].cpu_s:.0f} CPU-s; "
             f"P-EAGLE {records['peagle'].steps} steps, {records['peagle'].elements} elements, "
-            f"{records['peagle'].cpu_s:.0f} CPU-s. Held-out top-1 by depth: EAGLE-3 "
+            f"{records['peagle'].cpu_s:.0f} CPU-s"
+            + "".join(f"; {m} resumed from its checkpoint at step {r.resumed_at}" for m, r in records.items() if r.resumed_at)
+            + ". Held-out top-1 by depth: EAGLE-3 "
             f"{[round(a, 2) for a in baseline['depth_accuracy']]}, P-EAGLE {[round(a, 2) for a in metrics['depth_accuracy']]}. "
             f"Draft vocabulary covers {metrics['draft_vocab_coverage']:.1%} of held-out response tokens. "
             f"Benchmark load average {load}, {bench.threads} thread(s), {bench.repeats} repeat(s).")

@@ -57,6 +57,7 @@ class TrainRecord:
     cpu_s: float = 0.0
     losses: list[float] = field(default_factory=list)
     interrupted: bool = False  # stopped by SIGTERM/SIGINT after checkpointing; run again to resume
+    resumed_at: int = 0  # the step this call started from (a checkpoint's; 0: a fresh run)
 
 
 def _kl(drafter: Drafter, seq: FeatureSequence, x: torch.Tensor, target_positions: torch.Tensor) -> torch.Tensor:
@@ -183,7 +184,7 @@ def _resume_training(path: Path, drafter: Drafter, optimizer, scheduler, generat
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])
     generator.set_state(state["generator"])
-    return state["step"], TrainRecord(**{**state["record"], "interrupted": False})
+    return state["step"], TrainRecord(**{**state["record"], "interrupted": False, "resumed_at": state["step"]})
 
 
 def train_drafter(drafter: Drafter, sequences: Sequence[FeatureSequence], cfg: TrainConfig,
