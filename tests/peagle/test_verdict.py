@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from proceedings.core.verdict import audit
+from proceedings.core.verdict import audit, breaks
 from proceedings.peagle.experiment import verdict
 
 PASSING = {
-    "metrics": {"depth0_accuracy": 0.60, "exact_prompts": 20, "prompts": 20, "draft_ms_k7": 6.0, "tau_k7": 2.9,
+    "metrics": {"depth0_accuracy": 0.60, "exact_prompts": 20, "prompts": 20, "lookup_exact_prompts": 20, "draft_ms_k7": 6.0, "tau_k7": 2.9,
                 "tokens_per_s_k7": 40.0, "tokens_per_cpu_s_k7": 41.0, "partition_grad_max_diff": 1e-7,
                 "partition_area_ratio": 0.26, "cost_model_max_rel_error": 0.08},
     "baseline": {"depth0_accuracy": 0.62, "exact_prompts": 20, "prompts": 20, "tau_k3": 2.5, "speedup_k3": 1.3,
@@ -30,6 +30,11 @@ COUNTERFACTUALS = {
 
 def test_every_check_of_the_verdict_can_fail_alone_and_the_baseline_as_peagle_fails():
     assert audit(verdict, PASSING, COUNTERFACTUALS) == []
+
+
+def test_a_prompt_lookup_arm_that_differs_from_greedy_breaks_the_exactness_check_alone():
+    assert breaks(verdict, PASSING, {"metrics.lookup_exact_prompts": 19}) == [
+        rule for rule in verdict(**PASSING) if "emits exactly the greedy tokens" in rule]
 
 
 @pytest.mark.parametrize("scale", ["tiny", "small"])

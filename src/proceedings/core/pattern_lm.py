@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
 from proceedings.core.runtime import load_checkpoint, save_checkpoint
 
@@ -37,12 +38,30 @@ class TinyTargetConfig:
     lr: float = 3e-3
 
 
-def pattern_sequences(count: int, length: int, vocab: int, generator: torch.Generator, noise: float = 0.05) -> torch.Tensor:
-    """(count, length) token ids of the pattern grammar (module docstring)."""
+def motif_library(count: int, vocab: int, seed: int = 0) -> list[torch.Tensor]:
+    """`count` motifs of 2, 3, 4, 5, 6, 2, ... tokens, consecutive slices of one random permutation of ids
+    3..vocab-1: no token occurs in two motifs."""
+    periods = [2 + i % 5 for i in range(count)]
+    if sum(periods) > vocab - FIRST_ID:
+        raise ProceedingsError(f"{count} motifs need {sum(periods)} distinct tokens; the vocabulary has "
+                               f"{vocab - FIRST_ID} (ids {FIRST_ID}..{vocab - 1})")
+    tokens = FIRST_ID + torch.randperm(vocab - FIRST_ID, generator=torch.Generator().manual_seed(seed))
+    return list(torch.split(tokens[:sum(periods)], periods))
+
+
+def pattern_sequences(count: int, length: int, vocab: int, generator: torch.Generator, noise: float = 0.05,
+                      library: list[torch.Tensor] | None = None) -> torch.Tensor:
+    """(count, length) token ids of the pattern grammar (module docstring): a fresh random motif per row, or
+    a motif of `library` starting at a random phase."""
     rows = []
     for _ in range(count):
-        period = int(torch.randint(2, 7, (), generator=generator))
-        motif = torch.randint(FIRST_ID, vocab, (period,), generator=generator)
+        if library is None:
+            period = int(torch.randint(2, 7, (), generator=generator))
+            motif = torch.randint(FIRST_ID, vocab, (period,), generator=generator)
+        else:
+            motif = library[int(torch.randint(len(library), (), generator=generator))]
+            period = len(motif)
+            motif = motif.roll(int(torch.randint(period, (), generator=generator)))
         row = motif.repeat(length // period + 1)[:length].clone()
         flips = torch.rand(length, generator=generator) < noise
         row[flips] = torch.randint(FIRST_ID, vocab, (int(flips.sum()),), generator=generator)
@@ -81,7 +100,8 @@ def tiny_target(cfg: TinyTargetConfig = TinyTargetConfig(), seed: int = 0, gramm
     return model.eval()
 
 
-def pattern_prompts(count: int, length: int, vocab: int, seed: int) -> list[list[int]]:
+def pattern_prompts(count: int, length: int, vocab: int, seed: int,
+                    library: list[torch.Tensor] | None = None) -> list[list[int]]:
     """Prompts of the pattern grammar without noise, from their own seed (training and held-out sets differ)."""
     generator = torch.Generator().manual_seed(seed)
-    return pattern_sequences(count, length, vocab, generator, noise=0.0).tolist()
+    return pattern_sequences(count, length, vocab, generator, noise=0.0, library=library).tolist()

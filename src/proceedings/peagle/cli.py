@@ -1,10 +1,20 @@
-"""`proceedings peagle ...`: the cost model (break-even acceptance length before any training).
+"""`proceedings peagle ...`: the user's pipeline, one verb per stage, each resumable, plus the cost model.
+
+    costmodel   break-even acceptance length on this machine, before any training
+    gen-data    the target's greedy responses to ShareGPT first turns (cached JSONL, resumable)
+    extract     their features (safetensors shards, resumable)
+    train       an EAGLE-3 or P-EAGLE drafter on the shards (checkpointed; SIGTERM saves and stops)
+    generate    lossless speculative decoding of one prompt with a trained drafter
+    bench       plain greedy, prompt lookup and drafters side by side on held-out prompts
+    export      a trained drafter in vLLM's EAGLE-3 layout
 
 torch and the model code are imported inside the commands, so mounting this app costs nothing.
-The full pipeline (data, features, both drafters, benchmark) runs as `proceedings reproduce peagle`.
+The whole comparison (data, features, both drafters, benchmark, verdict) runs as `proceedings reproduce peagle`.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -67,3 +77,168 @@ def costmodel(
         draft = statistics.median(times[1:])
         console.print(f"{method}: draft {1e3 * draft:.1f} ms per round (c = {draft / t1:.2f} T(1)); break-even "
                       f"tau = {(draft + verify) / t1:.2f}")
+
+
+TARGET = typer.Option("smollm2-135m", help="Target model: alias, local directory, .gguf file or HF id.")
+PROMPTS = typer.Option(256, help="ShareGPT first turns (training split: not among the 80 held out).")
+MAX_NEW = typer.Option(128, help="Greedy response tokens per prompt.")
+MAX_CHARS = typer.Option(600, help="Skip ShareGPT first turns longer than this many characters.")
+
+
+def _load_target(target: str):
+    from proceedings.core.models import load_causal_lm
+
+    return load_causal_lm(target, device="cpu", dtype="float32")
+
+
+def _responses(model, tokenizer, prompts: int, max_new_tokens: int, max_prompt_chars: int):
+    from proceedings.core.selfdistill import generate_responses, sharegpt_prompts
+
+    training, _ = sharegpt_prompts(max_prompt_chars)
+    if not 1 <= prompts <= len(training):
+        raise ProceedingsError(f"--prompts must be between 1 and {len(training)} (the training split), got {prompts}")
+    return generate_responses(model, tokenizer, training[:prompts], max_new_tokens, progress="responses")
+
+
+@app.command("gen-data")
+def gen_data(target: str = TARGET, prompts: int = PROMPTS, max_new_tokens: int = MAX_NEW,
+             max_prompt_chars: int = MAX_CHARS) -> None:
+    """The target's greedy chat responses to ShareGPT first turns, cached under $PROCEEDINGS_CACHE/selfdistill
+    (an interrupted run keeps what it wrote and resumes)."""
+    model, tokenizer = _load_target(target)
+    examples = _responses(model, tokenizer, prompts, max_new_tokens, max_prompt_chars)
+    tokens = sum(len(e.response_ids) for e in examples)
+    console.print(f"{len(examples)} responses, {tokens} response tokens (prompts over 256 tokens skipped)")
+
+
+@app.command()
+def extract(out: Path = typer.Option(..., help="Directory for the feature shards."), target: str = TARGET,
+            prompts: int = PROMPTS, max_new_tokens: int = MAX_NEW, max_prompt_chars: int = MAX_CHARS,
+            shard_size: int = typer.Option(32, help="Sequences per shard.")) -> None:
+    """Features of the target's responses (layers 2, L//2, L-3 + the final normed hidden state, float16) as
+    safetensors shards; shards already written are kept, so an interrupted run resumes."""
+    from proceedings.peagle.target import default_feature_layers, extract_feature_shards
+
+    if shard_size < 1:
+        raise ProceedingsError(f"--shard-size must be at least 1, got {shard_size}")
+    model, tokenizer = _load_target(target)
+    examples = _responses(model, tokenizer, prompts, max_new_tokens, max_prompt_chars)
+    layers = default_feature_layers(model.config.num_hidden_layers)
+    paths = extract_feature_shards(model, [(e.prompt_ids + e.response_ids, len(e.prompt_ids)) for e in examples],
+                                   layers, out, shard_size, progress="features")
+    console.print(f"{len(examples)} sequences in {len(paths)} shards under {out} (layers {layers})")
+
+
+@app.command()
+def train(features: Path = typer.Option(..., help="Directory written by `extract`."),
+          out: Path = typer.Option(..., help="The trained drafter (.safetensors)."),
+          method: str = typer.Option("peagle", help="peagle (parallel drafting) or eagle3 (one forward per draft)."),
+          target: str = TARGET, layers: int = typer.Option(1, help="Drafter decoder layers (the paper: 4)."),
+          k_train: int = typer.Option(8, help="P-EAGLE parallel positions / EAGLE-3 training-time-test steps."),
+          draft_vocab: int = typer.Option(8192, help="Draft vocabulary V_d: the most frequent response tokens."),
+          steps: int = typer.Option(200, help="Optimiser steps."), lr: float = typer.Option(1e-3, help="Peak learning rate."),
+          sequences_per_step: int = typer.Option(2, help="Sequences per optimiser step."),
+          partitions: int = typer.Option(2, help="P-EAGLE: segments per sequence (gradient accumulated inside it)."),
+          checkpoint_every: int = typer.Option(25, help="Steps between training checkpoints."),
+          seed: int = typer.Option(0, help="Initialisation and COD sampling seed.")) -> None:
+    """Train a drafter; the training state is checkpointed beside --out (<out>.train.pt) every few steps and on
+    SIGTERM/SIGINT, and the same command resumes from it."""
+    from proceedings.peagle.checkpoints import save_drafter
+    from proceedings.peagle.drafter import init_drafter
+    from proceedings.peagle.target import draft_vocabulary, load_feature_shards
+    from proceedings.peagle.training import TrainConfig, train_drafter
+
+    model, _ = _load_target(target)
+    sequences, feature_layers = load_feature_shards(features, model)
+    d2t = draft_vocabulary(sequences, draft_vocab, model.config.vocab_size)
+    drafter = init_drafter(model, method, layers, k_train, d2t, feature_layers, seed)
+    cfg = TrainConfig(steps=steps, sequences_per_step=sequences_per_step, lr=lr, ttt_steps=k_train,
+                      partitions=partitions, seed=seed)
+    state = out.with_name(out.name + ".train.pt")
+    record = train_drafter(drafter, sequences, cfg, progress=f"train {method}", checkpoint=state,
+                           checkpoint_every=checkpoint_every)
+    if record.interrupted:
+        console.print(f"stopped after step {record.steps} of {steps}; the state is in {state}: run the same "
+                      "command again to resume")
+        raise typer.Exit(143)
+    save_drafter(drafter, out)
+    console.print(f"{method} drafter: {record.steps} steps, final loss {record.losses[-1]:.3f}, "
+                  f"{record.cpu_s:.0f} CPU-s; saved to {out}")
+
+
+@app.command()
+def generate(drafter: Path = typer.Option(..., help="A drafter file written by `train`."),
+             prompt: str = typer.Option(..., help="The user's message (the chat template is applied)."),
+             target: str = TARGET, k: int = typer.Option(3, help="Drafts per round."),
+             max_new_tokens: int = typer.Option(64, help="New tokens at most."),
+             temperature: float = typer.Option(0.0, help="0: greedy (identical to plain greedy decoding); > 0: "
+                                                         "sampling with the target's distribution.")) -> None:
+    """Lossless speculative decoding of one prompt; prints the answer and the acceptance length tau."""
+    from proceedings.core.selfdistill import chat_prompt_ids
+    from proceedings.core.speculative import speculative_decode
+    from proceedings.peagle.checkpoints import load_drafter
+    from proceedings.peagle.proposer import DrafterProposer
+
+    model, tokenizer = _load_target(target)
+    proposer = DrafterProposer(load_drafter(drafter, model), model, temperature=temperature)
+    trace = speculative_decode(model, proposer, chat_prompt_ids(tokenizer, prompt), max_new_tokens, k,
+                               temperature=temperature, eos_token_id=tokenizer.eos_token_id)
+    console.print(tokenizer.decode(trace.tokens, skip_special_tokens=True), markup=False, highlight=False)
+    console.print(f"[dim]{len(trace.tokens)} tokens in {trace.extras['rounds']} target calls (tau "
+                  f"{trace.extras['tau']:.2f}), {len(trace.tokens) / trace.total_seconds:.1f} tokens/s[/dim]")
+
+
+@app.command()
+def bench(drafter: list[Path] = typer.Option([], help="Drafter files to race (repeat the option); none: AR and "
+                                                      "prompt lookup only."),
+          target: str = TARGET, k: list[int] = typer.Option([3, 7], help="Drafts per round (repeat the option)."),
+          prompts: int = typer.Option(10, help="Held-out ShareGPT prompts."),
+          new_tokens: int = typer.Option(64, help="Greedy tokens per prompt."),
+          repeats: int = typer.Option(1, help="Timed repeats per prompt and arm."),
+          max_prompt_chars: int = MAX_CHARS) -> None:
+    """Plain greedy, prompt lookup and each drafter at each K on held-out prompts, arms rotated, every arm's
+    tokens compared with plain greedy: tokens/s, speed-up, tau."""
+    from proceedings.core.bench import decoder, run_benchmark
+    from proceedings.core.selfdistill import chat_prompt_ids, sharegpt_prompts
+    from proceedings.core.speculative import autoregressive_decode, speculative_decode
+    from proceedings.peagle.baselines import PromptLookupProposer
+    from proceedings.peagle.checkpoints import load_drafter
+    from proceedings.peagle.proposer import DrafterProposer
+
+    model, tokenizer = _load_target(target)
+    _, held_out = sharegpt_prompts(max_prompt_chars)
+    if not 1 <= prompts <= len(held_out):
+        raise ProceedingsError(f"--prompts must be between 1 and {len(held_out)} (the held-out split), got {prompts}")
+    eos = tokenizer.eos_token_id
+    proposers = [PromptLookupProposer(name="lookup")]
+    for path in drafter:
+        loaded = load_drafter(path, model)
+        proposers.append(DrafterProposer(loaded, model, name=f"{loaded.cfg.method}:{path.stem}"))
+    arms = [decoder("ar", lambda p, n, s: autoregressive_decode(model, p, n, eos_token_id=eos))]
+    for kk in k:
+        for proposer in proposers:
+            if isinstance(proposer, DrafterProposer):
+                proposer.check_k(kk)
+            arms.append(decoder(f"{proposer.name}-k{kk}", lambda p, n, s, proposer=proposer, kk=kk:
+                                speculative_decode(model, proposer, p, n, kk, eos_token_id=eos)))
+    report = run_benchmark(arms, [chat_prompt_ids(tokenizer, p) for p in held_out[:prompts]], new_tokens,
+                           repeats=repeats, progress=True)
+    console.print(report.markdown({"tau": _tau}), markup=False, highlight=False)
+
+
+def _tau(arm) -> str:
+    """Mean acceptance length over every round of the arm's first repeat ('-' for plain decoding)."""
+    accepted = [a for trace in arm.traces if trace.extras for a in trace.extras["accepted"]]
+    return f"{sum(a + 1 for a in accepted) / len(accepted):.2f}" if accepted else "-"
+
+
+@app.command()
+def export(drafter: Path = typer.Option(..., help="A drafter file written by `train`."),
+           out: Path = typer.Option(..., help="Directory for config.json + model.safetensors."),
+           target: str = TARGET) -> None:
+    """A trained drafter in vLLM's EAGLE-3 layout (speculators names; P-EAGLE's mask inputs beside them)."""
+    from proceedings.peagle.checkpoints import export_vllm, load_drafter
+
+    model, _ = _load_target(target)
+    paths = export_vllm(load_drafter(drafter, model), out, model.config.max_position_embeddings)
+    console.print(f"wrote {', '.join(str(p) for p in paths)}")

@@ -12,16 +12,22 @@ well as EAGLE-3), then checks the claim's conditions at K = 7 (issue 19).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import statistics
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 import torch
 
 from proceedings.core.bench import BenchmarkReport, decoder, measure_forward_costs, run_benchmark
+from proceedings.core.errors import ProceedingsError
+from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir, results_root
 from proceedings.core.runtime import check_scale, seed_everything, stopwatch
 from proceedings.core.speculative import autoregressive_decode, speculative_decode
-from proceedings.peagle.data import TinyTargetConfig, pattern_prompts, tiny_target
+from proceedings.peagle.baselines import PromptLookupProposer
+from proceedings.peagle.data import TinyTargetConfig, greedy_continuations, motif_library, pattern_prompts, tiny_target
 from proceedings.peagle.drafter import Drafter, init_drafter
 from proceedings.peagle.elements import attention_area, cod_sample, parallel_elements, partition
 from proceedings.peagle.proposer import DrafterProposer
@@ -35,6 +41,7 @@ GATE_TAU, GATE_SPEEDUP, GATE_ACCURACY_SLACK = 2.0, 1.15, 0.05
 DRAFT_COST_RATIO, TAU_RATIO, SPEED_RATIO = 0.5, 0.85, 1.05
 GRAD_TOLERANCE, AREA_RATIO, COST_MODEL_TOLERANCE = 1e-5, 0.5, 0.15
 PROJECTED_C = 0.15  # drafter forward / target step, a GPU-like ratio (issue 19)
+LOOP_NGRAM, LOOP_RATIO = 4, 0.5  # an output whose 4-grams repeat earlier ones more than half the time loops (spec §7)
 
 
 @dataclass
@@ -54,16 +61,18 @@ class ExperimentConfig:
     partition_length: int = 256  # sequence length of the S=1 vs S=S gradient check
     partition_segments: int = 4
     prompt_len: int = 16  # tiny: pattern prompt length
+    motifs: int = 12  # tiny: the prompts' motif library (data.motif_library)
     tiny: TinyTargetConfig = field(default_factory=TinyTargetConfig)
     feature_layers: tuple[int, ...] | None = None  # None: (2, L//2, L-3)
     max_prompt_chars: int = 600  # small: ShareGPT first turns up to this length
 
 
 CONFIGS = {
-    # spec §5.2 tiny: 4-layer pattern-grammar target, 1-layer drafters, 5 prompts x 32 tokens.
+    # spec §5.2 tiny: 4-layer pattern-grammar target, 1-layer drafters, 5 prompts x 32 tokens; V_d = 61 of 64
+    # ids: every grammar token, not the three special ids.
     "tiny": ExperimentConfig(
-        target="tiny", train_prompts=40, eval_prompts=8, bench_prompts=5, response_tokens=32, new_tokens=32,
-        draft_vocab=48, layers=1, k_train=8, feature_layers=(1, 2, 3),
+        target="tiny", train_prompts=160, eval_prompts=8, bench_prompts=5, response_tokens=32, new_tokens=32,
+        draft_vocab=61, layers=1, k_train=8, feature_layers=(1, 2, 3),
         train=TrainConfig(steps=60, sequences_per_step=4, lr=3e-3, ttt_steps=7, partitions=2),
         repeats=1, partition_length=256),
     # SmolLM2-135M target, ShareGPT prompts with its own responses (cached), sized to ~10 min warm.
@@ -101,9 +110,10 @@ def load_workload(cfg: ExperimentConfig, seed: int) -> Workload:
     """tiny: the pattern-grammar target and its greedy continuations; else ShareGPT + the target's responses."""
     if cfg.target == "tiny":
         target = tiny_target(cfg.tiny, seed)
-        prompts = pattern_prompts(cfg.train_prompts + cfg.eval_prompts, cfg.prompt_len, cfg.tiny.vocab, seed + 1)
-        pairs = [(p + autoregressive_decode(target, p, cfg.response_tokens).tokens, len(p)) for p in prompts]
-        bench = pattern_prompts(cfg.bench_prompts, cfg.prompt_len, cfg.tiny.vocab, seed + 2)
+        library = motif_library(cfg.motifs, cfg.tiny.vocab, seed)
+        prompts = pattern_prompts(cfg.train_prompts + cfg.eval_prompts, cfg.prompt_len, cfg.tiny.vocab, seed + 1, library)
+        pairs = [(s, cfg.prompt_len) for s in greedy_continuations(target, prompts, cfg.response_tokens)]
+        bench = pattern_prompts(cfg.bench_prompts, cfg.prompt_len, cfg.tiny.vocab, seed + 2, library)
         return Workload(target, None, pairs[:cfg.train_prompts], pairs[cfg.train_prompts:], bench)
     from proceedings.core.models import load_causal_lm
     from proceedings.core.selfdistill import chat_prompt_ids, generate_responses, sharegpt_prompts
@@ -135,17 +145,23 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     drafters, records = {}, {}
     for method, k_train in (("eagle3", cfg.train.ttt_steps), ("peagle", cfg.k_train)):
         drafters[method] = init_drafter(target, method, cfg.layers, k_train, d2t, layers, seed)
-        records[method] = train_drafter(drafters[method], train_seqs, cfg.train, progress=f"train {method}")
+        records[method] = train_drafter(drafters[method], train_seqs, cfg.train, progress=f"train {method}",
+                                        checkpoint=run_directory(cfg, target, work) / f"train-{method}.pt")
+        if records[method].interrupted:
+            raise ProceedingsError(f"stopped while training {method} (step {records[method].steps} of {cfg.train.steps} "
+                                   "checkpointed); run the same command again to resume")
     accuracy = {m: depth_accuracy(d, eval_seqs, max(cfg.ks)) for m, d in drafters.items()}
     grad_diff, area_ratio = partition_check(drafters["peagle"], train_seqs, cfg)
     bench = benchmark(target, drafters, work, cfg, seed)
     costs = measure_forward_costs(target, ks=tuple(range(1, 9)) + (16,), context=64, repeats=5, seed=seed)
 
-    arms = {name: arm_numbers(bench, name, costs.seconds) for name in bench.arms}
+    looping = looping_prompts(bench)
+    arms = {name: arm_numbers(bench, name, costs.seconds, looping) for name in bench.arms}
     metrics = method_numbers("peagle", arms, accuracy, records, cfg)
     baseline = {"name": f"autoregressive EAGLE-3 drafter (same data, order, steps, optimiser, V_d, head, {cfg.layers} layer(s))",
                 **method_numbers("eagle3", arms, accuracy, records, cfg)}
-    drafter_arms = [a for a in arms if a != "ar"]
+    drafter_arms = [a for a in arms if a.startswith(("eagle3-", "peagle-"))]
+    metrics.update(lookup_numbers(arms, cfg))
     metrics.update({
         "peagle_over_eagle3_k7": arms[f"peagle-k{max(cfg.ks)}"]["tokens_per_s"] / arms[f"eagle3-k{max(cfg.ks)}"]["tokens_per_s"],
         "partition_grad_max_diff": grad_diff, "partition_area_ratio": area_ratio,
@@ -153,6 +169,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         "projected_ratio_c015": projected_ratio(arms, max(cfg.ks), costs.ratios()),
         "features_tokens_per_s": sum(len(s.tokens) for s in train_seqs + eval_seqs) / features_time.wall_s,
         "draft_vocab_coverage": vocab_coverage(eval_seqs, d2t, target.config.vocab_size),
+        "looping_prompts": len(looping),
     })
     out = artifact_dir("peagle", scale)
     artifacts = [plot_race(arms, cfg.ks, out / "race.png"), *bench.write(out)]
@@ -169,6 +186,15 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     )
 
 
+def run_directory(cfg: ExperimentConfig, target, work: Workload) -> Path:
+    """Where this run's training checkpoints live: keyed by the settings, the target and the training tokens, so
+    a stopped run resumes and a finished one is reused (delete $PROCEEDINGS_CACHE/peagle/runs to retrain)."""
+    from proceedings.peagle.target import target_hash
+
+    text = json.dumps([asdict(cfg), target_hash(target), work.train], sort_keys=True, default=str)
+    return cache_root() / "peagle" / "runs" / hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
     """Gates (EAGLE-3 speculation pays off here; P-EAGLE learns depth 0), then issue 19's conditions at K=7."""
     return {
@@ -176,8 +202,9 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
             baseline["tau_k3"] >= GATE_TAU and baseline["speedup_k3"] >= GATE_SPEEDUP,
         f"gate: P-EAGLE depth-0 held-out top-1 accuracy >= EAGLE-3's - {GATE_ACCURACY_SLACK}":
             metrics["depth0_accuracy"] >= baseline["depth0_accuracy"] - GATE_ACCURACY_SLACK,
-        "every speculative arm emits exactly the greedy tokens on every prompt (fp32)":
-            metrics["exact_prompts"] == metrics["prompts"] and baseline["exact_prompts"] == baseline["prompts"],
+        "every speculative arm (P-EAGLE, EAGLE-3, prompt lookup) emits exactly the greedy tokens on every prompt (fp32)":
+            metrics["exact_prompts"] == metrics["prompts"] and baseline["exact_prompts"] == baseline["prompts"]
+            and metrics["lookup_exact_prompts"] == metrics["prompts"],
         f"P-EAGLE draft ms per round at K=7 <= {DRAFT_COST_RATIO} x EAGLE-3's":
             metrics["draft_ms_k7"] <= DRAFT_COST_RATIO * baseline["draft_ms_k7"],
         f"tau(P-EAGLE) >= {TAU_RATIO} x tau(EAGLE-3) at K=7": metrics["tau_k7"] >= TAU_RATIO * baseline["tau_k7"],
@@ -193,9 +220,12 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
 
 
 def benchmark(target, drafters: dict[str, Drafter], work: Workload, cfg: ExperimentConfig, seed: int) -> BenchmarkReport:
-    """Plain greedy first (the reference), then each drafter at each K; one run, arms rotated."""
+    """Plain greedy first (the reference), then prompt lookup and each drafter at each K; one run, arms rotated."""
     arms = [decoder("ar", lambda p, n, s: autoregressive_decode(target, p, n, eos_token_id=work.eos))]
     for k in cfg.ks:
+        lookup = PromptLookupProposer(name=f"lookup-k{k}")
+        arms.append(decoder(lookup.name, lambda p, n, s, lookup=lookup, k=k:
+                            speculative_decode(target, lookup, p, n, k, eos_token_id=work.eos)))
         for method, drafter in drafters.items():
             proposer = DrafterProposer(drafter, target, name=f"{method}-k{k}")
             proposer.check_k(k)
@@ -204,8 +234,9 @@ def benchmark(target, drafters: dict[str, Drafter], work: Workload, cfg: Experim
     return run_benchmark(arms, work.bench_prompts, cfg.new_tokens, seed=seed, repeats=cfg.repeats, progress=True)
 
 
-def arm_numbers(bench: BenchmarkReport, name: str, forward_s: dict[int, float]) -> dict:
-    """tokens/s, speed-ups, tau, per-depth acceptance, draft/verify ms per round, and the cost model."""
+def arm_numbers(bench: BenchmarkReport, name: str, forward_s: dict[int, float], looping: set[int]) -> dict:
+    """tokens/s, speed-ups, tau (also over the prompts whose output does not loop), per-depth acceptance,
+    draft/verify ms per round, and the cost model."""
     arm = bench.arms[name]
     row = {"tokens_per_s": arm.tokens_per_s, "tokens_per_s_min_wall": arm.tokens / arm.wall_min_s,
            "tokens_per_cpu_s": arm.tokens / arm.cpu_s, "speedup": bench.speedup(name),
@@ -219,10 +250,32 @@ def arm_numbers(bench: BenchmarkReport, name: str, forward_s: dict[int, float]) 
     draft_s = sum(t["draft_s"] for t in traces) / rounds
     verify_s = sum(t["verify_s"] for t in traces) / rounds
     tau = statistics.fmean(a + 1 for a in accepted)
-    row.update({"tau": tau, "rounds": rounds, "draft_ms": 1e3 * draft_s, "verify_ms": 1e3 * verify_s,
+    plain = [a for i, t in enumerate(arm.traces) if t.extras and i not in looping for a in t.extras["accepted"]]
+    row.update({"tau": tau, "tau_non_looping": statistics.fmean(a + 1 for a in plain) if plain else None,
+                "rounds": rounds, "draft_ms": 1e3 * draft_s, "verify_ms": 1e3 * verify_s,
                 "acceptance_by_depth": [sum(a >= d for a in accepted) / len(accepted) for d in range(1, k + 1)],
                 "c_draft_over_t1": draft_s / forward_s[1],
                 "predicted_speedup": tau * forward_s[1] / (draft_s + forward_s[min(k + 1, max(forward_s))])})
+    return row
+
+
+def looping_prompts(bench: BenchmarkReport) -> set[int]:
+    """Prompts whose greedy output loops: more than LOOP_RATIO of its LOOP_NGRAM-grams occurred earlier in
+    it (spec §7: a weak target's repetitive outputs inflate tau; report tau without them too)."""
+    looping = set()
+    for i, trace in enumerate(bench.arms[bench.reference].traces):
+        grams = [tuple(trace.tokens[j:j + LOOP_NGRAM]) for j in range(len(trace.tokens) - LOOP_NGRAM + 1)]
+        repeats = sum(g in grams[:j] for j, g in enumerate(grams))
+        if grams and repeats / len(grams) > LOOP_RATIO:
+            looping.add(i)
+    return looping
+
+
+def lookup_numbers(arms: dict, cfg: ExperimentConfig) -> dict:
+    """The prompt-lookup arms (training-free reference): exact prompts over all K, tau and speed-up per K."""
+    row = {"lookup_exact_prompts": min(arms[f"lookup-k{k}"]["exact_prompts"] for k in cfg.ks)}
+    for k in cfg.ks:
+        row.update({f"lookup_tau_k{k}": arms[f"lookup-k{k}"]["tau"], f"lookup_speedup_k{k}": arms[f"lookup-k{k}"]["speedup"]})
     return row
 
 
@@ -236,7 +289,8 @@ def method_numbers(method: str, arms: dict, accuracy: dict, records: dict, cfg: 
            "train_final_loss": records[method].losses[-1]}
     for k, tag in zip(sorted(cfg.ks)[:1] + sorted(cfg.ks)[-1:], ("k3", "k7")):
         arm = arms[f"{method}-k{k}"]
-        row.update({f"tau_{tag}": arm["tau"], f"speedup_{tag}": arm["speedup"], f"tokens_per_s_{tag}": arm["tokens_per_s"],
+        row.update({f"tau_{tag}": arm["tau"], f"tau_non_looping_{tag}": arm["tau_non_looping"],
+                    f"speedup_{tag}": arm["speedup"], f"tokens_per_s_{tag}": arm["tokens_per_s"],
                     f"tokens_per_cpu_s_{tag}": arm["tokens_per_cpu_s"], f"draft_ms_{tag}": arm["draft_ms"],
                     f"verify_ms_{tag}": arm["verify_ms"], f"acceptance_by_depth_{tag}": arm["acceptance_by_depth"]})
     return row
@@ -333,10 +387,20 @@ def notes(arms: dict, metrics: dict, baseline: dict, records: dict, bench: Bench
     load = ", ".join(f"{x:.2f}" for x in bench.load_average)
     return (f"{rows}. P-EAGLE/EAGLE-3 at K={k}: {metrics['peagle_over_eagle3_k7']:.2f}x (paper 1.10-1.36x); best K vs "
             f"best K (P-EAGLE K={best['peagle']}, EAGLE-3 K={best['eagle3']}): {best_ratio:.2f}x; projected at c = "
-            f"{PROJECTED_C} from the measured tau: {metrics['projected_ratio_c015']:.2f}x. Training: EAGLE-3 "
+            f"{PROJECTED_C} from the measured tau: {metrics['projected_ratio_c015']:.2f}x. Prompt lookup (no training): "
+            + ", ".join(f"K={kk} tau {metrics[f'lookup_tau_k{kk}']:.2f}, {metrics[f'lookup_speedup_k{kk}']:.2f}x AR" for kk in cfg.ks)
+            + f". Looping greedy outputs (>{LOOP_RATIO:.0%} of {LOOP_NGRAM}-grams repeated): {metrics['looping_prompts']} of "
+            f"{metrics['prompts']}; tau at K={k} without them: EAGLE-3 {format_optional(baseline['tau_non_looping_k7'])}, P-EAGLE "
+            f"{format_optional(metrics['tau_non_looping_k7'])}. Training: EAGLE-3 "
             f"{records['eagle3'].steps} steps, {records['eagle3'].elements} elements, {records['eagle3'].cpu_s:.0f} CPU-s; "
             f"P-EAGLE {records['peagle'].steps} steps, {records['peagle'].elements} elements, "
-            f"{records['peagle'].cpu_s:.0f} CPU-s. Held-out top-1 by depth: EAGLE-3 "
+            f"{records['peagle'].cpu_s:.0f} CPU-s"
+            + "".join(f"; {m} resumed from its checkpoint at step {r.resumed_at}" for m, r in records.items() if r.resumed_at)
+            + ". Held-out top-1 by depth: EAGLE-3 "
             f"{[round(a, 2) for a in baseline['depth_accuracy']]}, P-EAGLE {[round(a, 2) for a in metrics['depth_accuracy']]}. "
             f"Draft vocabulary covers {metrics['draft_vocab_coverage']:.1%} of held-out response tokens. "
             f"Benchmark load average {load}, {bench.threads} thread(s), {bench.repeats} repeat(s).")
+
+
+def format_optional(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"

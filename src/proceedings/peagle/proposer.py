@@ -15,14 +15,14 @@ import torch
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.speculative import Draft, Verified, draft_probs_in_target_vocab, target_probs
-from proceedings.peagle.drafter import Drafter, chain_mask
+from proceedings.peagle.drafter import Drafter, DrafterConfig, chain_mask
 
 
-def check_fits(drafter: Drafter, target) -> None:
+def check_fits(cfg: DrafterConfig, target) -> None:
     """Refuse a drafter trained for another target: hidden size, vocabulary, layers, or target hash differ."""
     from proceedings.peagle.target import target_hash
 
-    cfg, config = drafter.cfg, target.config
+    config = target.config
     problems = [f"{what} {mine} vs the target's {theirs}" for what, mine, theirs in (
         ("hidden size", cfg.hidden_size, config.hidden_size), ("vocabulary", cfg.target_vocab, config.vocab_size))
         if mine != theirs]
@@ -41,7 +41,7 @@ class DrafterProposer:
 
     def __init__(self, drafter: Drafter, target, name: str | None = None, temperature: float = 0.0,
                  top_k: int | None = None, seed: int = 0):
-        check_fits(drafter, target)
+        check_fits(drafter.cfg, target)
         self.drafter, self.name = drafter.eval(), name or drafter.cfg.method
         self.temperature, self.top_k, self.seed = temperature, top_k, seed
         self.reset()

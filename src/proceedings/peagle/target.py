@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 import torch
@@ -91,3 +92,75 @@ def in_vocabulary(draft_to_target: torch.Tensor, target_vocab: int) -> torch.Ten
     mask = torch.zeros(target_vocab, dtype=torch.bool)
     mask[draft_to_target] = True
     return mask
+
+
+SHARD_FIELDS = ("tokens", "features", "final_hidden", "argmax")
+
+
+def save_feature_shard(path: Path | str, sequences: Sequence[FeatureSequence]) -> Path:
+    """Atomically write sequences as one safetensors shard (`<i>.<field>` tensors, prompt lengths in the metadata)."""
+    from safetensors.torch import save
+
+    from proceedings.core.runtime import atomic_write_bytes
+
+    tensors = {f"{i}.{name}": getattr(s, name).contiguous() for i, s in enumerate(sequences) for name in SHARD_FIELDS}
+    return atomic_write_bytes(path, save(tensors, metadata={"prompt_lens": json.dumps([s.prompt_len for s in sequences])}))
+
+
+def load_feature_shard(path: Path | str) -> list[FeatureSequence]:
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(Path(path), "pt") as handle:
+            lens = json.loads((handle.metadata() or {})["prompt_lens"])
+            return [FeatureSequence(handle.get_tensor(f"{i}.tokens"), n, handle.get_tensor(f"{i}.features"),
+                                    handle.get_tensor(f"{i}.final_hidden"), handle.get_tensor(f"{i}.argmax"))
+                    for i, n in enumerate(lens)]
+    except (SafetensorError, KeyError, json.JSONDecodeError, OSError) as err:
+        raise ProceedingsError(f"feature shard '{path}' is damaged ({type(err).__name__}); delete it and run "
+                               "`proceedings peagle extract` again to rebuild it") from err
+
+
+def extract_feature_shards(target, sequences: Sequence[tuple[Sequence[int], int]], feature_layers: Sequence[int],
+                           directory: Path | str, shard_size: int = 32, progress: str | None = None) -> list[Path]:
+    """`extract_features` in shards of `shard_size` sequences under `directory`, with a `features.json` naming
+    the target (hash) and layers; shards already written are kept, so an interrupted run resumes."""
+    from proceedings.core.progress import progress_bar
+    from proceedings.core.runtime import atomic_write_text
+
+    directory = Path(directory)
+    meta = {"target_hash": target_hash(target), "feature_layers": list(feature_layers), "sequences": len(sequences),
+            "shard_size": shard_size}
+    index = directory / "features.json"
+    if index.exists() and json.loads(index.read_text()) != meta:
+        raise ProceedingsError(f"'{directory}' holds features of another target, layer set or data ({index}); "
+                               "pass another directory")
+    atomic_write_text(index, json.dumps(meta, indent=2) + "\n")
+    paths = []
+    starts = range(0, len(sequences), shard_size)
+    for number, start in enumerate(progress_bar(starts, desc=progress or "features", disable=progress is None, unit="shard")):
+        path = directory / f"shard-{number:05d}.safetensors"
+        if not path.exists():
+            save_feature_shard(path, extract_features(target, sequences[start:start + shard_size], feature_layers))
+        paths.append(path)
+    return paths
+
+
+def load_feature_shards(directory: Path | str, target) -> tuple[list[FeatureSequence], tuple[int, ...]]:
+    """Every shard of `directory` and its feature layers; refused when they were extracted from another target
+    or the extraction is incomplete."""
+    directory = Path(directory)
+    index = directory / "features.json"
+    if not index.exists():
+        raise ProceedingsError(f"'{directory}' has no features.json; run `proceedings peagle extract` first")
+    meta = json.loads(index.read_text())
+    if meta["target_hash"] != target_hash(target):
+        raise ProceedingsError(f"features in '{directory}' come from target {meta['target_hash']}, not this one "
+                               f"({target_hash(target)})")
+    shards = -(-meta["sequences"] // meta["shard_size"])
+    missing = [n for n in range(shards) if not (directory / f"shard-{n:05d}.safetensors").exists()]
+    if missing:
+        raise ProceedingsError(f"'{directory}' misses {len(missing)} of {shards} shards (first: {missing[0]}); "
+                               "run `proceedings peagle extract` again to finish it")
+    sequences = [s for n in range(shards) for s in load_feature_shard(directory / f"shard-{n:05d}.safetensors")]
+    return sequences, tuple(meta["feature_layers"])

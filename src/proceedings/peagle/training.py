@@ -15,8 +15,11 @@ warm-up, cosine decay, gradient clipping).
 from __future__ import annotations
 
 import math
+import signal
+import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 import torch
@@ -53,6 +56,8 @@ class TrainRecord:
     wall_s: float = 0.0
     cpu_s: float = 0.0
     losses: list[float] = field(default_factory=list)
+    interrupted: bool = False  # stopped by SIGTERM/SIGINT after checkpointing; run again to resume
+    resumed_at: int = 0  # the step this call started from (a checkpoint's; 0: a fresh run)
 
 
 def _kl(drafter: Drafter, seq: FeatureSequence, x: torch.Tensor, target_positions: torch.Tensor) -> torch.Tensor:
@@ -137,9 +142,60 @@ def sequence_loss_backward(drafter: Drafter, seq: FeatureSequence, cfg: TrainCon
     return float(loss.detach()), elements
 
 
+class StopOnSignal:
+    """While active, SIGTERM and SIGINT only set `requested`: training finishes its step, checkpoints and stops
+    (a scheduler's preemption loses at most one step). Handlers are installed in the main thread only."""
+
+    def __enter__(self) -> "StopOnSignal":
+        self.requested, self.previous = False, {}
+        if threading.current_thread() is threading.main_thread():
+            self.previous = {sig: signal.signal(sig, self._request) for sig in (signal.SIGTERM, signal.SIGINT)}
+        return self
+
+    def _request(self, signum, frame) -> None:
+        self.requested = True
+
+    def __exit__(self, *exc) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+
+
+def _save_training(path: Path, step: int, drafter: Drafter, optimizer, scheduler, generator, record: TrainRecord,
+                   cfg: TrainConfig) -> None:
+    from proceedings.core.runtime import save_checkpoint
+
+    save_checkpoint(path, {"step": step, "config": asdict(cfg), "drafter_config": drafter.cfg.to_dict(),
+                           "drafter": drafter.state_dict(), "optimizer": optimizer.state_dict(),
+                           "scheduler": scheduler.state_dict(), "generator": generator.get_state(),
+                           "record": asdict(record)})
+
+
+def _resume_training(path: Path, drafter: Drafter, optimizer, scheduler, generator, cfg: TrainConfig) -> tuple[int, TrainRecord]:
+    """(first step to run, record so far) from `path`, or (0, a fresh record) when there is no checkpoint yet."""
+    from proceedings.core.runtime import load_checkpoint
+
+    state = load_checkpoint(path)
+    if state is None:
+        return 0, TrainRecord()
+    if state["config"] != asdict(cfg) or state["drafter_config"] != drafter.cfg.to_dict():
+        raise ProceedingsError(f"checkpoint '{path}' belongs to another training run (drafter or training settings "
+                               "differ); delete it or pass another checkpoint path")
+    drafter.load_state_dict(state["drafter"])
+    optimizer.load_state_dict(state["optimizer"])
+    scheduler.load_state_dict(state["scheduler"])
+    generator.set_state(state["generator"])
+    return state["step"], TrainRecord(**{**state["record"], "interrupted": False, "resumed_at": state["step"]})
+
+
 def train_drafter(drafter: Drafter, sequences: Sequence[FeatureSequence], cfg: TrainConfig,
-                  progress: str | None = None) -> TrainRecord:
-    """`cfg.steps` optimiser steps over the sequences in a fixed order (the same for every method)."""
+                  progress: str | None = None, checkpoint: Path | str | None = None,
+                  checkpoint_every: int = 50) -> TrainRecord:
+    """`cfg.steps` optimiser steps over the sequences in a fixed order (the same for every method).
+
+    With `checkpoint`, the whole training state (weights, optimiser, schedule, COD sampler, record) is saved
+    atomically every `checkpoint_every` steps, at the end, and when SIGTERM/SIGINT arrives (after the step in
+    progress; the record says `interrupted`); a run with the same path resumes where it stopped and takes
+    exactly the steps an uninterrupted run would have taken."""
     from proceedings.core.progress import progress_bar
 
     if not sequences:
@@ -150,30 +206,47 @@ def train_drafter(drafter: Drafter, sequences: Sequence[FeatureSequence], cfg: T
     optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _schedule(cfg))
     generator = torch.Generator().manual_seed(cfg.seed)
-    record = TrainRecord()
+    path = None if checkpoint is None else Path(checkpoint)
+    first, record = (0, TrainRecord()) if path is None else _resume_training(path, drafter, optimizer, scheduler,
+                                                                            generator, cfg)
     drafter.train()
-    wall0, cpu0 = time.perf_counter(), time.process_time()
-    for step in progress_bar(range(cfg.steps), desc=progress or "train", disable=progress is None, unit="step"):
-        ids = [(step * cfg.sequences_per_step + i) % len(sequences) for i in range(cfg.sequences_per_step)]
-        optimizer.zero_grad(set_to_none=True)
-        step_loss = 0.0
-        for i in ids:
-            loss, elements = sequence_loss_backward(drafter, sequences[i], cfg, valid[i], generator, 1 / len(ids))
-            step_loss += loss / len(ids)
-            record.elements += elements
-            record.tokens += len(sequences[i].tokens)
-        if not math.isfinite(step_loss):
-            raise ProceedingsError(f"non-finite loss at step {step} (sequences {ids}); the drafter keeps its last "
-                                   "good weights")
-        torch.nn.utils.clip_grad_norm_(params, cfg.clip)
-        optimizer.step()
-        scheduler.step()
-        record.steps += 1
-        record.sequences += len(ids)
-        record.losses.append(step_loss)
-    record.wall_s, record.cpu_s = time.perf_counter() - wall0, time.process_time() - cpu0
+    wall0, cpu0 = time.perf_counter() - record.wall_s, time.process_time() - record.cpu_s
+    with StopOnSignal() as stop:
+        for step in progress_bar(range(first, cfg.steps), desc=progress or "train", disable=progress is None, unit="step"):
+            _train_step(drafter, sequences, valid, cfg, step, optimizer, scheduler, generator, record, params)
+            record.wall_s, record.cpu_s = time.perf_counter() - wall0, time.process_time() - cpu0
+            done = step + 1
+            if path is not None and (stop.requested or done % checkpoint_every == 0 or done == cfg.steps):
+                _save_training(path, done, drafter, optimizer, scheduler, generator, record, cfg)
+            if stop.requested:
+                record.interrupted = True
+                break
     drafter.eval()
     return record
+
+
+def _train_step(drafter: Drafter, sequences: Sequence[FeatureSequence], valid: list[torch.Tensor], cfg: TrainConfig,
+                step: int, optimizer, scheduler, generator: torch.Generator, record: TrainRecord, params) -> None:
+    """One optimiser step over `cfg.sequences_per_step` sequences (gradient accumulation); a non-finite loss
+    stops training before the weights change."""
+    ids = [(step * cfg.sequences_per_step + i) % len(sequences) for i in range(cfg.sequences_per_step)]
+    optimizer.zero_grad(set_to_none=True)
+    step_loss = 0.0
+    for i in ids:
+        sequence = sequences[i]
+        loss, elements = sequence_loss_backward(drafter, sequence, cfg, valid[i], generator, 1 / len(ids))
+        step_loss += loss / len(ids)
+        record.elements += elements
+        record.tokens += len(sequence.tokens)
+    if not math.isfinite(step_loss):
+        raise ProceedingsError(f"non-finite loss at step {step} (sequences {ids}); the drafter keeps its last "
+                               "good weights")
+    torch.nn.utils.clip_grad_norm_(params, cfg.clip)
+    optimizer.step()
+    scheduler.step()
+    record.steps += 1
+    record.sequences += len(ids)
+    record.losses.append(step_loss)
 
 
 def depth_accuracy(drafter: Drafter, sequences: Sequence[FeatureSequence], depths: int) -> list[float]:
