@@ -69,8 +69,7 @@ def export_vllm(drafter: Drafter, directory: Path | str, max_positions: int = 81
     for i, layer in enumerate(drafter.layers):
         prefix = "midlayer" if i == 0 else f"layers.{i - 1}"
         for name, module in layer.named_children():
-            if module is not None:
-                tensors[f"{prefix}.{LAYER_NAMES[name]}.weight"] = module.weight
+            tensors[f"{prefix}.{LAYER_NAMES[name]}.weight"] = module.weight
     if drafter.parallel:
         tensors.update({"mask_hidden": drafter.mask_hidden, "mask_embedding": drafter.mask_embedding})
     config = {"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "speculators_method": cfg.method,
