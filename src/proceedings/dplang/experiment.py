@@ -1,9 +1,10 @@
 """reproduce(scale): the cost of privacy in the error exponent (paper's abstract; spec §5, §8).
 
-Story: audit every mechanism's privacy exactly -> exact error curves on the spec's instances
-(F1 identification, G1 generation, F2/F4 minimality, F3 countable) -> exponents on the asymptotic
-window and their ratios to the non-private baseline -> two-point lower bounds -> Monte Carlo
-cross-checks -> `verdict`, a pure function of the numbers the record stores.
+Story: exact error curves on the spec's instances (F1 identification, G1 generation, F2/F4
+minimality, F3 countable) and on G2 (countable generation) -> audit every mechanism's privacy
+exactly -> exponents on the asymptotic window and their ratios to the non-private baseline ->
+two-point lower bounds -> Monte Carlo cross-checks -> `verdict`, a pure function of the numbers
+the record stores.
 
 Every prediction the verdict compares with is fixed before measuring: the pure-DP band
 min{1, ε/ε*} ≤ ratio ≤ min{1, κε/ε*} comes from the sensitivity and the non-private walk law in
@@ -29,9 +30,9 @@ from proceedings.dplang.evaluate import ErrorPoint, geometric_grid
 from proceedings.dplang.generation import approx_generator, pure_generator
 from proceedings.dplang.identification import Identifier, approx_identifier, np_identifier, pure_identifier
 from proceedings.dplang.montecarlo import clopper_pearson
-from proceedings.dplang.mechanisms import ProposeTestRelease
-from proceedings.dplang.privacy_audit import (NoiselessTest, OverspentExponential, OverspentTest, audit,
-                                              stability_level_audit)
+from proceedings.dplang.mechanisms import ProposeTestRelease, TruncatedLaplace
+from proceedings.dplang.privacy_audit import (CLASS_LIMIT, NoiselessTest, OverspentExponential, OverspentTest, audit,
+                                              class_audit, class_count, stability_level_audit)
 from proceedings.dplang.rates import PureBand, chernoff_exponent, fit_rate
 from proceedings.dplang.subsample_aggregate import SubsampleAggregate
 from proceedings.dplang.sweep import PREFIX_SCHEDULES, Arm, PointStore, family, rate_of_schedule, run_grid
@@ -74,8 +75,10 @@ class DplangConfig:
     countable_eps: tuple[float, ...] = (0.1, 0.2, 0.5, 1.0, 2.0)  # F3 pure and approx arms (sqrt schedule)
     sa_chunk_sizes: tuple[int, ...] = (1000, 2000, 4000, 8000)  # subsample-and-aggregate: n = m × chunk size
     mc_ns: tuple[int, ...] = (100, 400)
+    countable_generation_mc_ns: tuple[int, ...] = (20, 50)  # G2 errors are >= 1e-3 only at small n
     mc_trials: int = 10_000
     audit_n: int = 8  # exhaustive privacy audits: every dataset of this size
+    class_limit: int = CLASS_LIMIT  # release-branch class audits: most representatives one audit may score
     realizable_n: int = 500  # spec §8.5
     realizable_gen_n: int = 200
     seed: int = 0
@@ -84,7 +87,7 @@ class DplangConfig:
 CONFIGS = {
     "tiny": DplangConfig(eps_grid=(0.1, 0.5, 1.0), deltas=(1e-6,), n_high=25_600, minimality_eps=(0.5,),
                          countable_n_high=6400, countable_schedules=("sqrt", "cbrt"), countable_eps=(0.2, 1.0),
-                         mc_ns=(100,), mc_trials=2000, audit_n=6, realizable_gen_n=200),
+                         mc_ns=(100,), mc_trials=2000, audit_n=6, realizable_gen_n=200, class_limit=100_000),
     "small": DplangConfig(),
     "paper": DplangConfig(n_high=1_638_400, countable_n_high=204_800, mc_trials=1_000_000, audit_n=12),
 }
@@ -97,13 +100,15 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     ns = geometric_grid(cfg.n_low, cfg.n_high)
     countable_ns = geometric_grid(cfg.n_low, cfg.countable_n_high)
 
-    audits = privacy_audits(cfg)
     plan = grid_plan(cfg, ns, countable_ns)
     store = PointStore(point_cache(plan, cfg.seed, out))  # resumable: finished arms are skipped
     with stopwatch() as grid_time:
         run_grid(plan, store, seed=cfg.seed)
+    audits = privacy_audits(cfg)  # after the resumable grid: an interrupted run repeats only these
+    audits["classes"] = release_branch_audits(cfg)
 
     identification = exponent_table(store, "f1", ID, cfg, ns)
+    countable_generation = countable_generation_table(store, cfg, ns, countable_ns)
     generation = exponent_table(store, "g1", GEN, cfg, ns)
     minimality = minimality_rates(store, cfg, ns)
     countable = countable_rates(store, cfg, countable_ns)
@@ -114,13 +119,13 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     speed = speed_table(store, cfg, ns, grid_time.wall_s, grid_time.cpu_s)
     band = PureBand.of_walk(*F1_WALK, sensitivity=1)
 
-    measured, baseline = record_numbers(identification, generation, minimality, countable, lower, aggregate, agreement,
-                                        audits, realizable, max_log_error_rise(store, cfg, ns, countable_ns),
-                                        band, speed)
+    measured, baseline = record_numbers(identification, generation, minimality, countable, countable_generation, lower,
+                                        aggregate, agreement, audits, realizable,
+                                        max_log_error_rise(store, cfg, ns, countable_ns), band, speed)
     details = {"identification": identification, "generation": generation, "minimality": minimality,
-               "countable": countable, "lower_bounds": lower, "subsample_aggregate": aggregate,
-               "monte_carlo_agreement": agreement,
-               "privacy_audits": audits, "speed": speed}
+               "countable": countable, "countable_generation": countable_generation, "lower_bounds": lower,
+               "subsample_aggregate": aggregate, "monte_carlo_agreement": agreement, "privacy_audits": audits,
+               "speed": speed}
     artifacts = make_plots(store, cfg, ns, countable_ns, identification, band, lower, out)
     artifacts.append(atomic_write_text(out / "details.json", json.dumps(details, indent=1, default=str)))
     return Result(
@@ -164,22 +169,34 @@ def grid_plan(cfg: DplangConfig, ns: list[int], countable_ns: list[int]) -> list
         plan += [(arm, ns) for arm in mechanism_arms(fam, ID, cfg.minimality_eps, cfg.deltas[:1])]
     plan += [(Arm("f3", ID, "np", schedule=schedule), countable_ns) for schedule in cfg.countable_schedules]
     plan += [(arm, countable_ns) for arm in mechanism_arms("f3", ID, cfg.countable_eps, cfg.deltas[:1])[1:]]
+    plan += [(arm, ns) for arm in mechanism_arms("g2", GEN, cfg.eps_grid, cfg.deltas, COUNTABLE_GENERATION_SCHEDULE)]
+    plan.append((Arm("g2", ID, "np", schedule="sqrt"), countable_ns))
     plan.append((Arm("f5", ID, "np"), [cfg.realizable_n]))
     plan.append((Arm("f5", GEN, "np", method="mc", trials=cfg.mc_trials), [cfg.realizable_gen_n]))
-    for arm in cross_check_arms(cfg):
-        plan += [(arm, list(cfg.mc_ns)), (replace(arm, method="mc", trials=cfg.mc_trials), list(cfg.mc_ns))]
+    for arm, mc_ns in cross_check_arms(cfg):
+        plan += [(arm, list(mc_ns)), (replace(arm, method="mc", trials=cfg.mc_trials), list(mc_ns))]
     return plan
 
 
-def mechanism_arms(fam: str, task: str, eps_grid, deltas) -> list[Arm]:
-    return ([Arm(fam, task, "np")] + [Arm(fam, task, "pure", e) for e in eps_grid]
-            + [Arm(fam, task, "approx", e, d) for e in eps_grid for d in deltas])
+def mechanism_arms(fam: str, task: str, eps_grid, deltas, schedule: str = "sqrt") -> list[Arm]:
+    return ([Arm(fam, task, "np", schedule=schedule)] + [Arm(fam, task, "pure", e, schedule=schedule) for e in eps_grid]
+            + [Arm(fam, task, "approx", e, d, schedule=schedule) for e in eps_grid for d in deltas])
 
 
-def cross_check_arms(cfg: DplangConfig) -> list[Arm]:
-    """Exact (reduced, enumerated, sandwich) vs Monte Carlo on the real end-to-end algorithm."""
-    return [Arm("f1", ID, "pure", 0.5), Arm("f1", ID, "approx", 1.0, cfg.deltas[0]), Arm("f2", ID, "np"),
-            Arm("g1", GEN, "pure", 0.5), Arm("f4", GEN, "pure", 0.5), Arm("f3", ID, "np", schedule="sqrt")]
+# G2 generation uses k(n) = ceil(ln n): the menu is capped at 500 items (spec §2.3), and with k(n) = sqrt(n) the
+# item L_2 ∩ L_3 that makes G2's generation easy falls off the menu beyond n ≈ 60 000 (13 languages, 90 items here).
+COUNTABLE_GENERATION_SCHEDULE = "log"
+
+
+def cross_check_arms(cfg: DplangConfig) -> list[tuple[Arm, tuple[int, ...]]]:
+    """Exact (reduced, enumerated, sandwich) vs Monte Carlo on the real end-to-end algorithm, with the sizes."""
+    g2 = [Arm("g2", GEN, "np", schedule=COUNTABLE_GENERATION_SCHEDULE),
+          Arm("g2", GEN, "pure", 0.5, schedule=COUNTABLE_GENERATION_SCHEDULE),
+          Arm("g2", GEN, "approx", 4.0, cfg.deltas[0], schedule=COUNTABLE_GENERATION_SCHEDULE)]
+    return ([(arm, cfg.mc_ns) for arm in (Arm("f1", ID, "pure", 0.5), Arm("f1", ID, "approx", 1.0, cfg.deltas[0]),
+                                          Arm("f2", ID, "np"), Arm("g1", GEN, "pure", 0.5), Arm("f4", GEN, "pure", 0.5),
+                                          Arm("f3", ID, "np", schedule="sqrt"))]
+            + [(arm, cfg.countable_generation_mc_ns) for arm in g2])
 
 
 # ----------------------------------------------------------------------------- privacy
@@ -219,6 +236,35 @@ def privacy_audits(cfg: DplangConfig) -> dict:
                     found = run(Identifier(tests[name]))
                     broken[f"{setting} {fam}/{name}-id"] = {**found, "passed": found["passed"] and levels[name]["passed"]}
     return {"private": private, "broken": broken, "overspent_1.3": overspent}
+
+
+def release_branch_audits(cfg: DplangConfig) -> dict:
+    """Class audits (exhaustive over datasets with equal law keys) at n = 2Δ(⌈A⌉ + 2), where datasets reach
+    stability q = ⌈A⌉ + 1 > A and propose-test-release releases with probability > 1/2, at every (ε, δ) of
+    the grid: the private mechanisms on every family and task whose classes fit `class_limit` (the others are
+    listed with their count), the broken tests (2ε, 1.3ε, noiseless) on F1 and G1 identification."""
+    private, broken, skipped, covered = {}, {}, {}, set()
+    for eps in cfg.eps_grid:
+        for delta in cfg.deltas:
+            setting, bound = f"eps={eps:g} delta={delta:g}", math.ceil(TruncatedLaplace(eps, delta).bound)
+            learners = {f"{fam}/approx-{name}": (fam, build(eps, delta)) for fam in AUDITED_FAMILIES
+                        for name, build in (("id", approx_identifier), ("gen", approx_generator))}
+            learners.update({f"{fam}/{name}-id": (fam, Identifier(test)) for fam in ("f1", "g1") for name, test in
+                             (("approx-2eps", OverspentTest(eps, delta, factor=2.0)),
+                              ("approx-1.3eps", OverspentTest(eps, delta, factor=1.3)),
+                              ("noiseless", NoiselessTest(eps, delta)))})
+            for key, (fam, learner) in learners.items():
+                instance = family(fam)
+                n = 2 * learner.plan(instance.collection, 2).sensitivity * (bound + 2)
+                if (cost := class_count(instance, learner, n)) > cfg.class_limit:
+                    skipped[f"{setting} {key}"] = {"n": n, "representatives": cost}
+                    continue
+                result = class_audit(instance, learner, n, eps, delta).summary()
+                is_private = key.endswith(("approx-id", "approx-gen"))
+                (private if is_private else broken)[f"{setting} {key}"] = result
+                covered |= {setting} if is_private else set()
+    return {"private": private, "broken": broken, "skipped": skipped, "settings_covered": len(covered),
+            "settings": len(cfg.eps_grid) * len(cfg.deltas)}
 
 
 # ----------------------------------------------------------------------------- rates
@@ -300,6 +346,34 @@ def countable_rates(store: PointStore, cfg: DplangConfig, ns: list[int]) -> dict
     return table
 
 
+def countable_generation_table(store: PointStore, cfg: DplangConfig, ns: list[int], countable_ns: list[int]) -> dict:
+    """G2: generation exponents per sample (exact lower sandwich bound) and identification on the same collection.
+
+    Per n, generation's exponent is stable from the window below to the top window (exp(-Θ(n))) while
+    identification's falls (exp(-Θ(n/k(n)))). The pure band comes from the walk W = N_3 - N_1 in closed form.
+    """
+    instance, schedule = family("g2"), COUNTABLE_GENERATION_SCHEDULE
+    previous, last = ns[-2 * cfg.window + 1:-cfg.window + 1], ns[-cfg.window:]
+    arm = lambda *args: Arm("g2", GEN, *args, schedule=schedule)  # noqa: E731
+    fit = lambda a, window: window_fit(store.curve(a, window), side="log_low")  # noqa: E731
+    base = fit(arm("np"), last)
+    table = {"np": base.summary(), "np_window_ratio": base.exponent / fit(arm("np"), previous).exponent,
+             "pure": {f"{e:g}": fit(arm("pure", e), last).exponent for e in cfg.eps_grid},
+             "approx": {f"{d:g}": {f"{e:g}": fit(arm("approx", e, d), last).exponent for e in cfg.eps_grid}
+                        for d in cfg.deltas}}
+    identification = Arm("g2", ID, "np", schedule="sqrt")
+    id_previous, id_last = countable_ns[-2 * cfg.window + 1:-cfg.window + 1], countable_ns[-cfg.window:]
+    id_top = fit(identification, id_last)
+    table["identification_np"] = id_top.summary()
+    table["identification_window_ratio"] = id_top.exponent / fit(identification, id_previous).exponent
+    table["max_bound_gap_nats"] = max(p.log_high - p.log_low for a, grid in
+                                      [(a, ns) for a in mechanism_arms("g2", GEN, cfg.eps_grid, cfg.deltas, schedule)]
+                                      for p in store.curve(a, grid[-cfg.window:]))
+    band = PureBand.of_walk(*instance.competitors(instance.rival), sensitivity=1)
+    table["band"] = {"eps_star": band.eps_star, "kappa": band.kappa}
+    return table
+
+
 def lower_bound_table(store: PointStore, cfg: DplangConfig, ns: list[int]) -> dict:
     """Two-point bounds on (F1, mirrored F1) against the worst of the two achieved exponents."""
     f1, mirror = family("f1"), family("f1-mirror")
@@ -335,8 +409,8 @@ def subsample_aggregate_table(cfg: DplangConfig) -> dict:
 def monte_carlo_agreement(store: PointStore, cfg: DplangConfig) -> dict:
     """Does every exact value (or exact band) lie in the Monte Carlo 99.9% Clopper-Pearson interval?"""
     rows = {}
-    for arm in cross_check_arms(cfg):
-        for n in cfg.mc_ns:
+    for arm, mc_ns in cross_check_arms(cfg):
+        for n in mc_ns:
             exact, mc = store.points[(arm, n)], store.points[(replace(arm, method="mc", trials=cfg.mc_trials), n)]
             failures = round(math.exp(mc.log_err) * mc.trials)
             low, high = clopper_pearson(failures, mc.trials, confidence=0.999)
@@ -375,16 +449,19 @@ def max_log_error_rise(store: PointStore, cfg: DplangConfig, ns: list[int], coun
     """Largest rise of log error from one n to the next on any exact curve, and the largest amount by
     which a pure arm's error falls below the non-private error (both <= 0 when all is well)."""
     rise, below = -math.inf, -math.inf
-    groups = [("f1", ID, cfg.eps_grid, cfg.deltas, ns), ("g1", GEN, cfg.eps_grid, cfg.deltas, ns),
-              ("f2", ID, cfg.minimality_eps, cfg.deltas[:1], ns), ("f4", ID, cfg.minimality_eps, cfg.deltas[:1], ns),
-              ("f3", ID, cfg.countable_eps, cfg.deltas[:1], countable_ns)]
-    for fam, task, eps_grid, deltas, grid in groups:
-        base = [p.log_low for p in store.curve(Arm(fam, task, "np"), grid)]
-        for arm in mechanism_arms(fam, task, eps_grid, deltas):
-            values = [p.log_low for p in store.curve(arm, grid)]
+    groups = [("f1", ID, cfg.eps_grid, cfg.deltas, ns, "sqrt"), ("g1", GEN, cfg.eps_grid, cfg.deltas, ns, "sqrt"),
+              ("f2", ID, cfg.minimality_eps, cfg.deltas[:1], ns, "sqrt"),
+              ("f4", ID, cfg.minimality_eps, cfg.deltas[:1], ns, "sqrt"),
+              ("f3", ID, cfg.countable_eps, cfg.deltas[:1], countable_ns, "sqrt"),
+              ("g2", GEN, cfg.eps_grid, cfg.deltas, ns, COUNTABLE_GENERATION_SCHEDULE)]
+    for fam, task, eps_grid, deltas, grid, schedule in groups:
+        base = [p.log_low for p in store.curve(Arm(fam, task, "np", schedule=schedule), grid)]
+        for arm in mechanism_arms(fam, task, eps_grid, deltas, schedule):
+            points = store.curve(arm, grid)
+            values = [p.log_low for p in points]
             rise = max(rise, max(b - a for a, b in zip(values, values[1:])))
-            if arm.mechanism == "pure":
-                below = max(below, max(b - v for v, b in zip(values, base)))
+            if arm.mechanism == "pure":  # certified only when even the upper bound lies below NP's lower bound
+                below = max(below, max(b - p.log_high for p, b in zip(points, base)))
     return {"rise": rise, "pure_below_np": below}
 
 
@@ -405,8 +482,8 @@ def speed_table(store: PointStore, cfg: DplangConfig, ns: list[int], wall: float
 # ----------------------------------------------------------------------------- the record
 
 
-def record_numbers(identification, generation, minimality, countable, lower, aggregate, agreement, audits, realizable,
-                   curves, band, speed) -> tuple[dict, dict]:
+def record_numbers(identification, generation, minimality, countable, countable_generation, lower, aggregate, agreement,
+                   audits, realizable, curves, band, speed) -> tuple[dict, dict]:
     """(metrics, baseline) of the record: exactly the numbers `verdict` reads, plus headline extras.
 
     The baseline (non-private NP-ID/NP-GEN) reports its exponent under every key where the method
@@ -428,9 +505,10 @@ def record_numbers(identification, generation, minimality, countable, lower, agg
         "f2_approx_exponent": minimality["f2"]["approx"], "f4_approx_exponent": minimality["f4"]["approx"],
         "f1_pure_worst_exponent": lower["pure_achieved"],
         "f1_sa_exponent": {eps: row["exponent"] for eps, row in aggregate.items()},
+        "g2_pure_exponent": countable_generation["pure"], "g2_approx_exponent": countable_generation["approx"],
     }
     np_values = {"f1": f1_np, "g1": g1_np, "f3": sqrt_np, "f2": exponent(minimality["f2"]["np"]),
-                 "f4": exponent(minimality["f4"]["np"])}
+                 "f4": exponent(minimality["f4"]["np"]), "g2": exponent(countable_generation["np"])}
     baseline = {"name": "non-private NP-ID / NP-GEN (same scores, plain argmax)",
                 "np_exponent_f1": f1_np, "np_exponent_f1_low": identification["np"]["ci95"][0],
                 "np_exponent_g1": g1_np, "np_exponent_g1_low": generation["np"]["ci95"][0],
@@ -440,11 +518,14 @@ def record_numbers(identification, generation, minimality, countable, lower, agg
                 **{key: same(lower["np_achieved"] if key == "f1_pure_worst_exponent" else np_values[key[:2]], value)
                    for key, value in private.items()},
                 "pure_band_f1": {"eps_star": band.eps_star, "kappa": band.kappa},
-                "pure_band_f3": countable["band"]}
+                "pure_band_f3": countable["band"],
+                "np_exponent_g2": np_values["g2"], "np_exponent_g2_low": countable_generation["np"]["ci95"][0],
+                "pure_band_g2": countable_generation["band"]}
     spec_keys = {f"pure_ratio_eps_{e}": v / identification["np_spec"] for e, v in identification["pure_spec"].items()}
     spec_keys.update({f"approx_ratio_eps_{e}_spec_window": v / identification["np_spec"]
                       for e, v in next(iter(identification["approx_spec"].values())).items()})
     failed_private = sum(not a["passed"] for a in audits["private"].values())
+    classes = audits["classes"]
     passed_broken = sum(a["passed"] for a in audits["broken"].values())
     metrics = {
         **private,
@@ -458,6 +539,9 @@ def record_numbers(identification, generation, minimality, countable, lower, agg
         "f3_approx_ratio_previous_window": countable["approx_ratio_previous_window"],
         "f3_window_ratio": countable["window_ratio"],
         "f3_sqrt_against_cbrt_window_ratio": countable["sqrt_against_cbrt_window_ratio"],
+        "g2_np_window_ratio": countable_generation["np_window_ratio"],
+        "g2_identification_window_ratio": countable_generation["identification_window_ratio"],
+        "g2_max_bound_gap_nats": countable_generation["max_bound_gap_nats"],
         "f2_pure_ratio": {e: v / np_values["f2"] for e, v in minimality["f2"]["pure"].items()},
         "f4_pure_ratio": {e: v / np_values["f4"] for e, v in minimality["f4"]["pure"].items()},
         "f2_pure_ratio_previous_window": minimality["f2"]["pure_ratio_previous_window"],
@@ -467,6 +551,13 @@ def record_numbers(identification, generation, minimality, countable, lower, agg
         "monte_carlo_cross_checks": len(agreement),
         "private_audits_failed": failed_private, "private_audits": len(audits["private"]),
         "broken_audits_passed": passed_broken, "broken_audits": len(audits["broken"]),
+        "class_audits_failed": sum(not a["passed"] for a in classes["private"].values()),
+        "class_audits": len(classes["private"]), "class_audits_skipped": len(classes["skipped"]),
+        "class_audit_settings_covered": classes["settings_covered"], "class_audit_settings": classes["settings"],
+        "class_min_release_probability": min([a["max_release_probability"] for a in classes["private"].values()],
+                                             default=0.0),
+        "class_broken_passed": sum(a["passed"] for a in classes["broken"].values()),
+        "class_broken": len(classes["broken"]),
         "pure_1.3eps_variant_passes": sum(a["passed"] for a in audits["overspent_1.3"].values()),
         "pure_1.3eps_variant_audits": len(audits["overspent_1.3"]),
         "f5_np_id_log_error": realizable["np_id_log_error"], "f5_np_gen_failures": realizable["np_gen_failures"],
@@ -506,10 +597,10 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
     np_f1, np_g1, np_f3 = b["np_exponent_f1"], b["np_exponent_g1"], b["f3_np_exponent_per_r"]["sqrt"]
     pure_bounds = zip(m["f1_pure_worst_exponent"].values(), m["pure_lower_bound_exponent"].values())
     return {
-        "gate: the non-private arms learn (exponent 95% intervals above 0 on F1, G1 and per r(n) on every F3 "
+        "gate: the non-private arms learn (exponent 95% intervals above 0 on F1, G1, G2 and per r(n) on every F3 "
         "schedule; F2, F4 exponents > 0)":
             min(b["np_exponent_f1_low"], b["np_exponent_g1_low"], *b["f3_np_exponent_per_r_low"].values(),
-                b["np_exponent_f2"], b["np_exponent_f4"]) > 0,
+                b["np_exponent_f2"], b["np_exponent_f4"], b["np_exponent_g2_low"]) > 0,
         "gate: every exact error curve is non-increasing in n and no pure arm errs less than the non-private one":
             m["max_log_error_rise"] <= 1e-9 and m["pure_error_below_np"] <= 1e-9,
         f"calculators: NP-ID exponent on F1 within {CHERNOFF_TOLERANCE:.0%} of the Chernoff exponent (spec window)":
@@ -520,6 +611,11 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
             m["private_audits_failed"] == 0 and m["private_audits"] > 0,
         "privacy: the exact audit fails every deliberately broken variant":
             m["broken_audits_passed"] == 0 and m["broken_audits"] > 0,
+        "privacy, release branch: at n = 2Δ(ceil(A)+2), exhaustive over dataset classes, every private "
+        "propose-test-release run passes (at least one family per (eps, delta)), releases with probability > 1/2, "
+        "and every broken test fails":
+            m["class_audits_failed"] == 0 and m["class_audit_settings_covered"] == m["class_audit_settings"] > 0
+            and m["class_min_release_probability"] > 0.5 and m["class_broken_passed"] == 0 and m["class_broken"] > 0,
         f"pure DP, F1 identification: ratio between min(1, eps/eps*) and min(1, kappa*eps/eps*) at every eps "
         f"(eps*, kappa in closed form; {BAND_SLACK:.0%} slack)":
             _band_holds(m["f1_pure_exponent"], np_f1, b["pure_band_f1"]),
@@ -555,6 +651,13 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
             abs(m["f3_sqrt_against_cbrt_window_ratio"] - 1) > WINDOW_DRIFT,
         "generation decays exponentially for every G1 arm (exponent CI > 0, R^2 >= 0.99)":
             m["g1_min_exponent_low"] > 0 and m["g1_min_r2"] >= 0.99,
+        f"countable generation (G2): NP-GEN's exponent per n of the top window is within {WINDOW_DRIFT:.0%} of the "
+        f"window below (exp(-Theta(n))) while NP-ID's on the same collection falls by more than {WINDOW_DRIFT:.0%}":
+            abs(m["g2_np_window_ratio"] - 1) <= WINDOW_DRIFT and m["g2_identification_window_ratio"] < 1 - WINDOW_DRIFT,
+        "pure DP, G2 countable generation: ratio inside its closed-form band at every eps":
+            _band_holds(m["g2_pure_exponent"], b["np_exponent_g2"], b["pure_band_g2"]),
+        f"approx DP, G2 countable generation: ratio >= {APPROX_FLOOR} at every eps and delta":
+            _ratios_at_least(m["g2_approx_exponent"], b["np_exponent_g2"], APPROX_FLOOR),
     }
 
 
@@ -570,7 +673,11 @@ def notes(cfg: DplangConfig, minimality: dict, band: PureBand) -> str:
         f"eps* = {band.eps_star:.3g}, kappa = {band.kappa:.3g} on F1 (rates.PureBand). Measured finding, not a check: "
         "on the minimality instances F2/F4 our pure rule's exponent per n falls with n (penalty margin "
         f"(eps/4)·n^(2/3) against the non-private exp(-Theta(n))): pure/NP ratio, window below -> top window: {finding}. "
-        "F3 errors are exact two-sided bounds (union sandwich); F3 exponents use the lower bound."
+        "F3 and G2 errors are exact two-sided bounds (F3: union over competitors; G2: margins over the disjoint "
+        "rival and the runner-up valid item); their exponents use the lower bound. G2 generation uses the "
+        "ceil(ln n) prefix (the 500-item menu cap). Release-branch privacy audits are exhaustive over classes of "
+        "datasets with equal law keys at n = 2Δ(ceil(A)+2); families and settings beyond the class limit are "
+        "listed with their counts in details.json."
     )
 
 
@@ -593,6 +700,15 @@ def make_plots(store, cfg, ns, countable_ns, identification, band, lower, out) -
         f"G1 generation, approx (eps, {d:g})-DP": {**g1_np, **{
             f"approx eps={e:g}": store.curve(Arm("g1", GEN, "approx", e, d), ns) for e in cfg.eps_grid}},
     }, out / "generation_curves.png"))
+    g2 = lambda *args: store.curve(Arm("g2", GEN, *args, schedule=COUNTABLE_GENERATION_SCHEDULE), ns)  # noqa: E731
+    paths.append(plots.error_curves({
+        "G2 countable generation (upper bounds), pure eps-DP": {
+            "NP": g2("np"), **{f"pure eps={e:g}": g2("pure", e) for e in cfg.eps_grid}},
+        "G2: generation vs identification (NP, lower bounds)": {
+            "NP generation": [replace(p, log_err=p.log_low) for p in g2("np")[:len(countable_ns)]],
+            "identification, k(n) = sqrt(n)": [replace(p, log_err=p.log_low) for p in
+                                               store.curve(Arm("g2", ID, "np", schedule="sqrt"), countable_ns)]},
+    }, out / "countable_generation.png"))
     base = identification["np"]["exponent"]
     series = {"pure (measured)": [fit["exponent"] / base for fit in identification["pure"].values()],
               **{f"approx delta={k} (measured)": [fit["exponent"] / base for fit in row.values()]
