@@ -26,6 +26,13 @@ def test_overlays_are_content_addressed_read_only_copies_under_site_packages(lru
     assert installed_fingerprint([lru_problem.library]) == before
 
 
+def test_an_overlay_carries_the_version_metadata_and_no_file_hashes(lru_problem):
+    overlay = build_overlay(lru_problem, ())
+    dist_info = [path for path in overlay.path.iterdir() if path.name.endswith(".dist-info")]
+    assert [path.name for path in dist_info] == [f"cachetools-{lru_problem.version}.dist-info"]
+    assert [path.name for path in dist_info[0].iterdir()] == ["METADATA"]  # no RECORD: it hashes the clean files
+
+
 def test_a_patch_that_does_not_apply_leaves_no_overlay(tmp_path, monkeypatch):
     problem = subset_problem(tmp_path, "cachetools-caches", ["sized-exact-capacity"])
     patch = problem.bug("sized-exact-capacity").patch

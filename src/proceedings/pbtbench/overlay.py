@@ -69,14 +69,17 @@ def _distribution(problem: Problem) -> metadata.Distribution:
 
 
 def package_files(problem: Problem) -> dict[str, Path]:
-    """Relative path (to site-packages) -> installed file, for the problem's import packages."""
+    """Relative path (to site-packages) -> installed file, for the problem's import packages, and the
+    distribution's METADATA (name and version: libraries such as portion read their own version at
+    import). RECORD stays out: its hashes of the clean files would tell a test which files are patched."""
     dist = _distribution(problem)
     wanted = set(problem.import_names)
     files = {}
     for entry in dist.files or ():
         parts = Path(str(entry)).parts
         top = parts[0].split(".")[0]
-        if top in wanted and "__pycache__" not in parts and not str(entry).endswith(".pyc"):
+        metadata_file = parts[0].endswith(".dist-info") and parts[1:] == ("METADATA",)
+        if (top in wanted or metadata_file) and "__pycache__" not in parts and not str(entry).endswith(".pyc"):
             files[str(entry)] = Path(dist.locate_file(entry))
     if not files:
         raise ProceedingsError(f"problem '{problem.id}': {problem.library} installs no files for import "
