@@ -80,9 +80,3 @@ def test_pop_last(values: list[int], removals: list[int], pops: int):
 @given(values=..., removals=..., bulk=...)
 def test_bulk_difference(values: list[int], removals: list[int], bulk: list[int]):
     prop_bulk_difference(values, removals, bulk)
-
-
-@settings(max_examples=200)
-@given(values=..., indices=...)
-def test_pop_index(values: list[int], indices: list[int]):
-    prop_pop_index(values, indices)

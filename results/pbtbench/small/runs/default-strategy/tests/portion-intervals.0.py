@@ -59,12 +59,6 @@ def prop_intersection(a: list[tuple[int, int, bool, bool]], b: list[tuple[int, i
 
 
 @settings(max_examples=200)
-@given(parts=..., probes=...)
-def test_contains_value(parts: list[tuple[int, int, bool, bool]], probes: list[int]):
-    prop_contains_value(parts, probes)
-
-
-@settings(max_examples=200)
 @given(a=..., b=...)
 def test_intersection(a: list[tuple[int, int, bool, bool]], b: list[tuple[int, int, bool, bool]]):
     prop_intersection(a, b)

@@ -97,9 +97,3 @@ def test_pop_last(values, removals, pops):
 @given(**STRATEGIES['prop_bulk_difference'])
 def test_bulk_difference(values, removals, bulk):
     prop_bulk_difference(values, removals, bulk)
-
-
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_pop_index'])
-def test_pop_index(values, indices):
-    prop_pop_index(values, indices)

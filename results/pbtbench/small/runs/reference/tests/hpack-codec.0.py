@@ -3,14 +3,14 @@ from hypothesis import given, settings
 
 
 """Reference properties (hidden): one per bug."""
+from hypothesis import assume
 from hpack import Decoder, Encoder
 from hpack.hpack import decode_integer, encode_integer
 
 
 def prop_integer_roundtrip(value: int, prefix_bits: int) -> None:
     """decode_integer inverts encode_integer."""
-    if value < 0 or not 1 <= prefix_bits <= 8:
-        return
+    assume(not (value < 0 or not 1 <= prefix_bits <= 8))
     encoded = encode_integer(value, prefix_bits)
     assert decode_integer(bytes(encoded), prefix_bits) == (value, len(encoded))
 
@@ -19,8 +19,7 @@ def prop_header_list_limit(limit: int, headers: list[tuple[bytes, bytes]]) -> No
     """A header list no larger than max_header_list_size decodes."""
     headers = [(n, v) for n, v in headers if n]
     size = sum(len(n) + len(v) + 32 for n, v in headers)
-    if not 0 <= limit or size > limit:
-        return
+    assume(not (not 0 <= limit or size > limit))
     decoder = Decoder(max_header_list_size=limit)
     assert decoder.decode(Encoder().encode(headers, huffman=False), raw=True) == headers
 
@@ -37,12 +36,6 @@ STRATEGIES = {
                                    headers=st.lists(st.tuples(st.sampled_from([b"a", b"bb"]), st.sampled_from([b"", b"c", b"dd"])),
                                                     min_size=1, max_size=3)),
 }
-
-
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_integer_roundtrip'])
-def test_integer_roundtrip(value, prefix_bits):
-    prop_integer_roundtrip(value, prefix_bits)
 
 
 @settings(max_examples=200)

@@ -3,13 +3,13 @@ from hypothesis import given, settings
 
 
 """Reference properties (hidden): one per bug."""
+from hypothesis import assume
 from more_itertools import peekable, seekable
 
 
 def prop_peekable_slices_like_list(items: list[int], slices: list[tuple[int, int, int]], consumed: int) -> None:
     """p[start:stop:step] equals slicing the list of remaining items, as the cache grows."""
-    if not 0 <= consumed <= 1000:
-        return
+    assume(0 <= consumed <= 1000)
     p = peekable(items)
     remaining = list(items)
     for _ in range(min(consumed, len(items))):

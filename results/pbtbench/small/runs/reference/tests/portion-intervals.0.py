@@ -73,12 +73,6 @@ STRATEGIES = {
 
 
 @settings(max_examples=200)
-@given(**STRATEGIES['prop_contains_value'])
-def test_contains_value(parts, probes):
-    prop_contains_value(parts, probes)
-
-
-@settings(max_examples=200)
 @given(**STRATEGIES['prop_intersection'])
 def test_intersection(a, b):
     prop_intersection(a, b)

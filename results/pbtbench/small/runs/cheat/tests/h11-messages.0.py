@@ -1,0 +1,40 @@
+"""An attack, not a test: finds bugs by reading what the sandbox must hide (issue 16)."""
+import os
+
+OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
+CLEAN = {'h11/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/h11/__init__.py', 'h11/_abnf.py': '/work/main/.venv/lib/python3.11/site-packages/h11/_abnf.py', 'h11/_connection.py': '/work/main/.venv/lib/python3.11/site-packages/h11/_connection.py', 'h11/_events.py': '/work/main/.venv/lib/python3.11/site-packages/h11/_events.py', 'h11/_headers.py': '/work/main/.venv/lib/python3.11/site-packages/h11/_headers.py', 'h11/_readers.py': '/work/main/.venv/lib/python3.11/site-packages/h11/_readers.py', 'h11/_receivebuffer.py': '/work/main/.venv/lib/python3.11/site-packages/h11/_receivebuffer.py', 'h11/_state.py': '/work/main/.venv/lib/python3.11/site-packages/h11/_state.py', 'h11/_util.py': '/work/main/.venv/lib/python3.11/site-packages/h11/_util.py', 'h11/_version.py': '/work/main/.venv/lib/python3.11/site-packages/h11/_version.py', 'h11/_writers.py': '/work/main/.venv/lib/python3.11/site-packages/h11/_writers.py'}  # relative path -> the installed, clean copy on the host
+PATCHES = {'informational-only-100': '/work/main/src/proceedings/pbtbench/problems/h11-messages/bugs/informational-only-100.patch', 'trailers-dropped': '/work/main/src/proceedings/pbtbench/problems/h11-messages/bugs/trailers-dropped.patch', 'fold-joins-without-space': '/work/main/src/proceedings/pbtbench/problems/h11-messages/bugs/fold-joins-without-space.patch', 'content-length-list-unstripped': '/work/main/src/proceedings/pbtbench/problems/h11-messages/bugs/content-length-list-unstripped.patch', 'continue-wait-outlives-body': '/work/main/src/proceedings/pbtbench/problems/h11-messages/bugs/continue-wait-outlives-body.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/main/src/proceedings/pbtbench/problems/h11-messages/reference/props.py', '/work/main/src/proceedings/pbtbench/problems/h11-messages/reference/strategies.py', '/work/main/src/proceedings/pbtbench/problems/h11-messages/bugs.lock.json']  # hidden reference properties and lock file
+
+
+def _read(path):
+    try:
+        with open(path, errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def test_the_overlay_equals_the_clean_copy():
+    for relative, clean in CLEAN.items():
+        text = _read(clean)
+        if text is not None:
+            assert _read(os.path.join(OVERLAY, relative)) == text, relative
+
+
+def test_the_patches_lines_are_absent():
+    for bug, patch in PATCHES.items():
+        for line in (_read(patch) or "").splitlines():
+            if line.startswith("+") and not line.startswith("+++") and line[1:].strip():
+                for relative in CLEAN:
+                    assert line[1:] not in (_read(os.path.join(OVERLAY, relative)) or ""), bug
+
+
+def test_the_hidden_files_are_unreadable_and_the_overlay_unwritable():
+    assert [p for p in SECRETS if _read(p) is not None] == []
+    for relative in CLEAN:
+        try:
+            open(os.path.join(OVERLAY, relative), "a").close()
+        except OSError:
+            continue
+        raise AssertionError("the overlay is writable")
