@@ -2,4 +2,5 @@
 
 from proceedings.cli import main
 
-main()
+if __name__ == "__main__":  # not when a spawned worker (warm-up) re-imports this module as __mp_main__
+    main()

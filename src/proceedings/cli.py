@@ -141,24 +141,37 @@ def report(
         console.print(f"report written to {path}")
 
 
+WARM_UP_WORKERS = 2  # the hooks are single-threaded (tiny models trained once, Yosys compiled): one per core
+
+
 @app.command("warm-up")
 def warm_up() -> None:
     """Build every cache that is otherwise built on first use (run by `make setup`; idempotent).
 
     The de-quantised SmolLM2 (about 20 s once) and each system's own hook, e.g. YoWASP's compiled
-    Yosys for rwopd (minutes once). A warm cache is left as it is.
+    Yosys for rwopd (minutes once), two at a time in separate processes. A warm cache is left as it is.
     """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    jobs = ["model"] + [system.slug for system in SYSTEMS if system.warm_up and system.implemented]
+    with ProcessPoolExecutor(WARM_UP_WORKERS, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for future in as_completed([pool.submit(_warm_one, job) for job in jobs]):
+            console.print(future.result())
+
+
+def _warm_one(job: str) -> str:
+    """One warm-up job ("model" or a system's slug), in its own process; returns the line to print."""
     from proceedings.core.models import DEFAULT_MODEL, resolve_model_source
     from proceedings.core.runtime import stopwatch
 
     with stopwatch() as elapsed:
-        resolve_model_source(DEFAULT_MODEL)
-    console.print(f"model cache: {DEFAULT_MODEL} ready ({elapsed.wall_s:.1f} s)")
-    for system in SYSTEMS:
-        if system.warm_up and system.implemented:
-            with stopwatch() as elapsed:
-                done = system.warm()
-            console.print(f"{system.slug}: {done} ({elapsed.wall_s:.1f} s)")
+        if job == "model":
+            resolve_model_source(DEFAULT_MODEL)
+            done = f"{DEFAULT_MODEL} ready"
+        else:
+            done = next(system for system in SYSTEMS if system.slug == job).warm()
+    return f"{'model cache' if job == 'model' else job}: {done} ({elapsed.wall_s:.1f} s)"
 
 
 @app.command()
