@@ -5,6 +5,14 @@ The dual view (`dual_view`), one round of diffusion drafting and AR verification
 the user's model (`OrthrusModel`).
 """
 
-from proceedings.orthrus.model import OrthrusModel
-
 __all__ = ["OrthrusModel"]
+
+
+def __getattr__(name: str):
+    """`OrthrusModel` on first use: torch and transformers stay out of `proceedings list`, which imports
+    every system's package."""
+    if name == "OrthrusModel":
+        from proceedings.orthrus.model import OrthrusModel
+
+        return OrthrusModel
+    raise AttributeError(f"module 'proceedings.orthrus' has no attribute '{name}'")
