@@ -37,7 +37,12 @@ def test_reproduce_measures_both_models_and_derives_the_verdict(micro):
         assert (results_root() / artifact).is_file()
     assert "λ=0.2" in result.notes
     runs = results_root() / "nvium" / "runs" / "tiny-seed0"
-    assert (runs / "COMPLETE").exists() and (runs / "baseline" / "model.safetensors").is_file()
+    assert (runs / "training.json").is_file() and (runs / "baseline" / "model.safetensors").is_file()
+    again = experiment.reproduce("tiny")  # a finished seed is not measured twice (resuming --seeds)
+    assert again.to_dict() == result.to_dict()
+    experiment.CONFIGS["tiny"] = replace(micro, new_tokens=6)  # another preset (or code): measured afresh,
+    fewer = experiment.reproduce("tiny")  # on the same trained models
+    assert sum(fewer.metrics["sampled_exit_counts"]) == 8 * 6 and fewer.metrics["bpb"] == result.metrics["bpb"]
 
 
 def test_paper_preset_is_the_papers_scale():

@@ -49,6 +49,28 @@ def test_sigterm_checkpoints_and_resume_reproduces_the_loss_curve(tmp_path, corp
     assert all(torch.equal(a, b) for a, b in zip(final.state_dict().values(), reference.state_dict().values()))
 
 
+def test_a_sigterm_stops_the_whole_family_and_a_rerun_resumes_it(tmp_path, corpus, monkeypatch):
+    from proceedings.nvium import frontier
+
+    init, cfg = small_model(gate_bias=-3.0), quick(steps=4)
+    whole = frontier.train_family(init, corpus, cfg, (0.05,), tmp_path / "whole", progress=False)
+
+    def sigterm_at_step_two(model, corpus, cfg, out_dir, **kwargs):
+        kill = lambda step, entry: step == 1 and os.kill(os.getpid(), signal.SIGTERM)  # noqa: E731
+        return train(model, corpus, cfg, out_dir, on_step=kill if out_dir.name == "shallow" else None, **kwargs)
+
+    monkeypatch.setattr(frontier, "train", sigterm_at_step_two)
+    with pytest.raises(ProceedingsError, match="stopped while training shallow .step 2 of 4"):
+        frontier.train_family(init, corpus, cfg, (0.05,), tmp_path / "cut", progress=False)
+    assert not (tmp_path / "cut" / "nvium-lambda0.05").exists()  # nothing after the interrupted model ran
+    monkeypatch.undo()
+    resumed = frontier.train_family(init, corpus, cfg, (0.05,), tmp_path / "cut", progress=False)
+    for name, trained in whole.items():
+        assert [h["loss"] for h in resumed[name].record.history] == [h["loss"] for h in trained.record.history]
+        assert all(torch.equal(a, b) for a, b in zip(resumed[name].model.state_dict().values(),
+                                                     trained.model.state_dict().values()))
+
+
 def test_training_lowers_the_mixture_loss(tmp_path, corpus):
     record = train(small_model(gate_bias=-3.0), corpus, quick(steps=40, lr=1e-2, checkpoint_every=100),
                    tmp_path / "run", progress=False)

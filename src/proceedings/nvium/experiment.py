@@ -9,13 +9,16 @@ main N-vium's bpb is within 0.02 of the baseline's and its tokens/s are at least
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import math
 import shutil
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from proceedings.core.results import Result, artifact_dir, results_root
-from proceedings.core.runtime import check_scale, seed_everything
+from proceedings.core.runtime import atomic_write_text, check_scale, seed_everything, stopwatch
 from proceedings.nvium.data import SHAKESPEARE, Corpus, resolve_corpus
 from proceedings.nvium.evaluate import Evaluation, evaluate, unigram_bpb
 from proceedings.nvium.frontier import (BASELINE, SHALLOW, FrontierPoint, TrainedModel, lambda_name, plot_frontier,
@@ -26,13 +29,14 @@ from proceedings.nvium.train import TrainConfig
 
 BPB_TOLERANCE = 0.02  # issue 18: mean N-vium bpb <= baseline + 0.02 over 3 seeds
 BPB_INTERVAL_TOLERANCE = 0.04  # issue 18: ... and the 95 % interval's upper end <= 0.04
+log = logging.getLogger(__name__)
+
 MIN_SPEEDUP = 1.2  # issue 18: tokens/s ratio >= 1.2 at batch 1
 DEPTH_GAIN = 0.2  # issue 18 gate: full depth beats the shallow reference by >= 0.2 bpb
 BATCH = 8  # issue 18: decoding is also reported at batch 8 (throughput, the batched engine)
 MAX_DEPTH_FOR_SPEED = 0.9  # gate: N-vium must skip >= 10 % of the layers for a speed-up to be possible
 CLAIM = ("A learned mixture over exits, sampled exactly with deferred upper layers, decodes faster than a "
          "parameter- and data-matched standard transformer at no perplexity cost.")
-COMPLETE = "COMPLETE"
 PAPER = {"speedup": 1.579, "bpb_delta": 0.0}  # 57.9 % read as tokens/s ratio 1.579; "no perplexity cost"
 
 
@@ -82,15 +86,33 @@ def experiment_config(scale: str, seed: int = 0) -> ExperimentConfig:
 
 
 def reproduce(scale: str, seed: int = 0) -> Result:
-    """Baseline vs N-vium on equal tokens: bits per byte, sampling speed, and the lambda frontier."""
+    """Baseline vs N-vium on equal tokens: bits per byte, sampling speed, and the lambda frontier.
+
+    Resumable in short slots (`--seeds 0,1,2` at small is ~40 CPU-minutes): trained models are kept in
+    results/nvium/runs/<scale>-seed<seed> (retrained only if the preset changes), a SIGTERM checkpoints
+    the model in training and stops, and a seed's measured record is kept in the cache, keyed by the
+    preset, the seed and this package's code, so a rerun measures only the seeds still missing.
+    """
     cfg = experiment_config(scale, seed)
-    out = artifact_dir("nvium", scale)
+    measured = _measured_path(cfg, scale, seed)
+    if measured.is_file():
+        log.info("seed %d: reusing its record measured with the same preset and code (%s)", seed, measured)
+        return Result.from_dict(json.loads(measured.read_text()), source=str(measured))
+    with stopwatch() as elapsed:
+        result = _measure_seed(cfg, scale, seed)
+    result.notes += (f" This seed's measurement (models trained or loaded, then scored and benchmarked) took "
+                     f"{elapsed.wall_s:.0f} s wall / {elapsed.cpu_s:.0f} CPU-s, finished {result.created}.")
+    atomic_write_text(measured, json.dumps(result.to_dict(), indent=1) + "\n")
+    return result
+
+
+def _measure_seed(cfg: ExperimentConfig, scale: str, seed: int) -> Result:
+    out = artifact_dir("nvium", scale) / f"seed{seed}"
     corpus = resolve_corpus(cfg.corpus, cfg.model.tokenizer)
 
     seed_everything(seed)
     init = NviumForCausalLM(cfg.model)
-    runs = _runs_dir(scale, seed)
-    family = train_family(init, corpus, cfg.train, cfg.lambdas, runs)
+    family = train_family(init, corpus, cfg.train, cfg.lambdas, _runs_dir(cfg, scale, seed))
     evals, speed, points = measure_family(family, corpus, cfg, seed)
     batched = benchmark_models({name: m.model for name, m in family.items()}, corpus.prompts(cfg.prompts, cfg.prompt_len),
                                cfg.new_tokens, max_pending=cfg.max_pending, seed=seed, batch=BATCH, progress=True)
@@ -106,7 +128,6 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                 "unigram_bpb": unigram_bpb(corpus), "shallow_bpb_gap": evals[SHALLOW].bpb - evals[BASELINE].bpb,
                 "shallow_reference": {"n_layer": family[SHALLOW].model.config.n_layer, "bpb": evals[SHALLOW].bpb,
                                       "speedup": speed.models[SHALLOW].speedup}}
-    (runs / COMPLETE).touch()  # the next call starts afresh instead of resuming
     return Result(
         system="nvium", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline,
         checks=verdict(metrics, baseline),
@@ -139,13 +160,28 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
     }
 
 
-def _runs_dir(scale: str, seed: int) -> Path:
-    """Training runs of this reproduce: resumed if an earlier call was interrupted, else started afresh."""
+def _runs_dir(cfg: ExperimentConfig, scale: str, seed: int) -> Path:
+    """Training runs of this seed: resumed or reused, unless trained with other settings (model, training,
+    lambdas or corpus: what the weights depend on)."""
     runs = results_root() / "nvium" / "runs" / f"{scale}-seed{seed}"
-    if (runs / COMPLETE).exists():
+    settings = {"model": asdict(cfg.model), "train": asdict(cfg.train), "lambdas": cfg.lambdas, "corpus": cfg.corpus}
+    preset = json.dumps(settings, indent=1, sort_keys=True, default=str) + "\n"
+    stamp = runs / "training.json"
+    if runs.exists() and (not stamp.is_file() or stamp.read_text() != preset):
+        log.info("%s was trained with other settings: starting afresh", runs)
         shutil.rmtree(runs)
     runs.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(stamp, preset)
     return runs
+
+
+def _measured_path(cfg: ExperimentConfig, scale: str, seed: int) -> Path:
+    """Where a seed's finished record is kept: keyed by the preset (seed included) and N-vium's code."""
+    from proceedings.core.models import cache_root
+
+    code = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))))
+    key = json.dumps({"config": asdict(cfg), "code": code.hexdigest()}, sort_keys=True, default=str)
+    return cache_root() / "nvium" / "seeds" / f"{scale}-seed{seed}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
 
 
 def measure_family(family: dict[str, TrainedModel], corpus: Corpus, cfg: ExperimentConfig, seed: int

@@ -14,6 +14,7 @@ import io
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import atomic_write_text
 from proceedings.nvium.baselines import matched_baseline
 from proceedings.nvium.data import Corpus
@@ -37,7 +38,11 @@ class TrainedModel:
 
 def train_family(init: NviumForCausalLM, corpus: Corpus, cfg: TrainConfig, lambdas: tuple[float, ...],
                  runs_dir: Path, progress: bool = True) -> dict[str, TrainedModel]:
-    """Baseline, shallow reference and one N-vium per lambda, all from `init`'s weights, in runs_dir/<name>."""
+    """Baseline, shallow reference and one N-vium per lambda, all from `init`'s weights, in runs_dir/<name>.
+
+    A model already trained there is loaded from its checkpoint; a SIGTERM checkpoints the model in
+    training and stops the whole family (one-line error), so running the same call again resumes it.
+    """
     untrained = {BASELINE: (matched_baseline(init), None),
                  SHALLOW: (matched_baseline(init, n_layer=init.config.exits[0]), None)}
     untrained.update({lambda_name(lam): (copy.deepcopy(init), lam) for lam in lambdas})
@@ -46,6 +51,9 @@ def train_family(init: NviumForCausalLM, corpus: Corpus, cfg: TrainConfig, lambd
     family = {}
     for name, (model, depth_penalty) in untrained.items():
         record = train(model, corpus, settings[name], runs_dir / name, progress=progress)
+        if record.interrupted:
+            raise ProceedingsError(f"stopped while training {name} (step {record.step} of {cfg.steps} checkpointed "
+                                   f"in {runs_dir / name}); run the same command again to resume")
         family[name] = TrainedModel(model, record, depth_penalty)
     return family
 
