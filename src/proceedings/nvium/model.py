@@ -53,6 +53,9 @@ class NviumConfig:
     norm_eps: float = 1e-5
     tie_embeddings: bool = True
     tokenizer: str = "bytes"  # "bytes" or a model spec whose tokenizer this model uses
+    # Retrofit (spec §2.4): a low-rank residual adapter of this rank before each intermediate exit's norm,
+    # so a frozen pretrained model's early exits can be trained; 0 = none (models pretrained with exits).
+    exit_adapter_rank: int = 0
     extra: dict = field(default_factory=dict)  # provenance (retrofit source, tokens seen, ...)
 
     def __post_init__(self) -> None:
@@ -60,6 +63,8 @@ class NviumConfig:
         self.n_kv_head = self.n_kv_head or self.n_head
         self.head_dim = self.head_dim or self.d_model // self.n_head
         check_exits(self.exits, self.n_layer)
+        if self.exit_adapter_rank < 0:
+            raise ProceedingsError(f"exit_adapter_rank must be >= 0, got {self.exit_adapter_rank}")
         if self.n_head % self.n_kv_head:
             raise ProceedingsError(f"n_head={self.n_head} is not a multiple of n_kv_head={self.n_kv_head}")
 
@@ -252,6 +257,19 @@ class Block(nn.Module):
         return x + self.mlp(self.mlp_norm(x))
 
 
+class ExitAdapter(nn.Module):
+    """h + B A h with rank r (a LoRA on the residual stream): an intermediate exit of a frozen pretrained
+    model learns to read its layer's residual stream; B starts at zero, so the exit starts as the logit lens."""
+
+    def __init__(self, dim: int, rank: int) -> None:
+        super().__init__()
+        self.down = nn.Linear(dim, rank, bias=False)
+        self.up = nn.Linear(rank, dim, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.up(self.down(x))
+
+
 @dataclass
 class MixtureOutput:
     """What a teacher-forced forward returns: every exit's logits and the router's mixture weights."""
@@ -271,8 +289,12 @@ class NviumForCausalLM(nn.Module):
         # exit_norms[-1] is the usual final norm; the others are the intermediate exits' own norms
         self.exit_norms = nn.ModuleList(RMSNorm(config.d_model, config.norm_eps) for _ in config.exits)
         self.gates = nn.ModuleList(nn.Linear(config.d_model, 1) for _ in config.exits[:-1])
+        rank = config.exit_adapter_rank
+        self.exit_adapters = nn.ModuleList(ExitAdapter(config.d_model, rank) for _ in config.exits[:-1] if rank)
         self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
         self.apply(self._init_weights)
+        for adapter in self.exit_adapters:
+            nn.init.zeros_(adapter.up.weight)
         for gate in self.gates:
             nn.init.zeros_(gate.weight)
             nn.init.constant_(gate.bias, config.gate_bias_init)
@@ -289,13 +311,19 @@ class NviumForCausalLM(nn.Module):
             nn.init.normal_(module.weight, std=0.02)
 
     # -- the pieces the deferred sampler calls one at a time -------------------------------------
+    def exit_state(self, e: int, hidden: torch.Tensor) -> torch.Tensor:
+        """What exit e's head and gate read: norm_e of the residual stream after layer l_e (adapted, if any)."""
+        if e < len(self.exit_adapters):
+            hidden = self.exit_adapters[e](hidden)
+        return self.exit_norms[e](hidden)
+
     def exit_logits(self, e: int, hidden: torch.Tensor) -> torch.Tensor:
         """Logits of exit e from the residual stream after layer l_e."""
-        return self.lm_head(self.exit_norms[e](hidden))
+        return self.lm_head(self.exit_state(e, hidden))
 
     def gate_logit(self, e: int, hidden: torch.Tensor) -> torch.Tensor:
         """z_e with g_e = sigmoid(z_e): the halting logit at non-final exit e, shape (..., )."""
-        return self.gates[e](self.exit_norms[e](hidden)).squeeze(-1)
+        return self.gates[e](self.exit_state(e, hidden)).squeeze(-1)
 
     # -- teacher-forced forward (training, evaluation, the full-depth reference) -------------------
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None,

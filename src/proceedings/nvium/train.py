@@ -89,12 +89,12 @@ def lr_at(step: int, cfg: TrainConfig) -> float:
 
 
 def trainable_parameters(model: NviumForCausalLM, which: str) -> list[torch.nn.Parameter]:
-    """Everything, or (retrofit) only the router gates and the intermediate exits' norms."""
+    """Everything, or (retrofit) only the router gates and the intermediate exits' norms and adapters."""
     if which == "all":
         return list(model.parameters())
     for p in model.parameters():
         p.requires_grad_(False)
-    chosen = [p for m in (*model.gates, *model.exit_norms[:-1]) for p in m.parameters()]
+    chosen = [p for m in (*model.gates, *model.exit_norms[:-1], *model.exit_adapters) for p in m.parameters()]
     for p in chosen:
         p.requires_grad_(True)
     return chosen
