@@ -72,21 +72,55 @@ def tiny_llama():
     return LlamaForCausalLM(config).eval()
 
 
-def test_a_retrofit_with_fitted_gates_still_samples_exactly(tmp_path):
+def test_training_the_exits_improves_them_and_changes_nothing_else(tmp_path):
     import numpy as np
 
-    from proceedings.nvium.router_fit import exit_features, fit_gates, install_gates, mixture_nll
+    from proceedings.nvium.exit_heads import fit_exit_heads
+    from proceedings.nvium.router_fit import exit_features, exit_hiddens
 
-    model = retrofit_llama(tiny_llama(), (1, 2, 3, 4), tokenizer="tiny")
+    model = retrofit_llama(tiny_llama(), (1, 2, 3, 4), tokenizer="tiny", adapter_rank=4)
+    ids = np.tile(np.random.default_rng(0).integers(0, 64, 97), 12)  # a repeating text the exits can learn
+    data = exit_hiddens(model, ids, 32, 1024, tmp_path / "hiddens.pt")
+    before, weights = exit_features(model, data), {k: v.clone() for k, v in model.state_dict().items()}
+    assert torch.allclose(before.log_likelihoods[:, 0], before.log_likelihoods[:, 0])  # adapters start at zero:
+    with torch.no_grad():  # ... the exits are the logit lens, exactly
+        lens = model.lm_head(model.exit_norms[-1](data.hiddens[:, 0])).log_softmax(-1)
+    assert torch.allclose(before.log_likelihoods[:, 0], lens.gather(-1, data.targets[:, None])[:, 0], atol=1e-5)
+    fit = fit_exit_heads(model, data, epochs=4, checkpoint=tmp_path / "heads.pt", lr=1e-2, batch_size=64, progress=False)
+    after = exit_features(model, data)
+    assert fit.epochs == 4 and fit.losses[-1] < fit.losses[0]
+    assert (after.log_likelihoods[:, :3].mean(0) > before.log_likelihoods[:, :3].mean(0) + 0.1).all()
+    changed = {k for k, v in model.state_dict().items() if not torch.equal(v, weights[k])}
+    assert changed and all(k.startswith(("exit_adapters.", "exit_norms.0", "exit_norms.1", "exit_norms.2")) for k in changed)
+    assert torch.equal(after.log_likelihoods[:, 3], before.log_likelihoods[:, 3])  # the last exit is SmolLM2's own
+    assert all(not p.requires_grad for p in model.parameters() if p.requires_grad is False)
+    resumed = retrofit_llama(tiny_llama(), (1, 2, 3, 4), tokenizer="tiny", adapter_rank=4)
+    fit_exit_heads(resumed, data, epochs=4, checkpoint=tmp_path / "heads.pt", progress=False)  # done: loads it
+    assert all(torch.equal(v, model.state_dict()[k]) for k, v in resumed.state_dict().items())
+
+
+def test_a_retrofit_with_trained_exits_and_fitted_gates_still_samples_exactly(tmp_path):
+    import numpy as np
+
+    from proceedings.nvium.exit_heads import fit_exit_heads
+    from proceedings.nvium.router_fit import exit_features, exit_hiddens, fit_gates, install_gates, mixture_nll
+
+    model = retrofit_llama(tiny_llama(), (1, 2, 3, 4), tokenizer="tiny", adapter_rank=4)
     ids = np.random.default_rng(0).integers(0, 64, 1200)
-    features = exit_features(model, ids, 32, 1024, tmp_path / "features.pt")
-    assert exit_features(model, ids, 32, 1024, tmp_path / "features.pt").log_likelihoods.equal(features.log_likelihoods)
-    weight, bias = fit_gates(features, model.config.depth_fractions(), depth_penalty=0.5, steps=60)
+    data = exit_hiddens(model, ids, 32, 1024, tmp_path / "hiddens.pt")
+    assert exit_hiddens(model, ids, 32, 1024, tmp_path / "hiddens.pt").hiddens.equal(data.hiddens)  # cached
+    fit_exit_heads(model, data, epochs=2, checkpoint=tmp_path / "heads.pt", lr=1e-2, batch_size=128, progress=False)
+    assert any(a.up.weight.abs().max() > 0 for a in model.exit_adapters)  # the adapters really are in play
+    weight, bias = fit_gates(exit_features(model, data), model.config.depth_fractions(), depth_penalty=0.5, steps=60)
     install_gates(model, weight, bias)
     with torch.no_grad():  # the features are what the model computes: same mixture weights from its own forward
         window = torch.from_numpy(ids[:33].astype("int64"))[None]
-        _, log_weights = mixture_nll(weight, bias, exit_features(model, ids[:33], 32, 32, tmp_path / "one.pt"))
-        assert torch.allclose(model(window[:, :-1]).log_weights[0], log_weights, atol=1e-5)
+        one = exit_features(model, exit_hiddens(model, ids[:33], 32, 32, tmp_path / "one.pt"))
+        _, log_weights = mixture_nll(weight, bias, one)
+        out = model(window[:, :-1])
+        assert torch.allclose(out.log_weights[0], log_weights, atol=1e-5)
+        exit_ll = torch.stack([x[0].log_softmax(-1).gather(-1, window[0, 1:, None])[:, 0] for x in out.exit_logits], -1)
+        assert torch.allclose(exit_ll, one.log_likelihoods, atol=1e-4)
     prompt = ids[:6].tolist()
     deferred = DeferredSampler(model, max_pending=3).generate(prompt, 120, seed=1)
     reference = FullDepthSampler(model).generate(prompt, 120, seed=1)

@@ -261,13 +261,18 @@ def retrofit_command(
     exits: Optional[str] = typer.Option(None, help="Exit layers, e.g. 8,15,23,30 (default: Quadrivium on SmolLM2)."),
     train_tokens: int = typer.Option(8192, help="Tokens of the training works the router is fitted and tuned on."),
     eval_tokens: int = typer.Option(4096, help="Held-out tokens scored."),
+    adapter_rank: int = typer.Option(64, help="Rank of each intermediate exit's adapter (0: norms only)."),
+    head_epochs: int = typer.Option(3, help="Epochs of exit-head training (0: the logit lens)."),
     seed: int = typer.Option(0),
 ) -> None:
-    """Fit the router of N-vium retrofitted on a frozen pretrained model; held-out bpb and decoding speed
-    against the plain model, saved as results/nvium/retrofit.json."""
+    """Train the exits and fit the router of N-vium retrofitted on a frozen pretrained model; held-out bpb
+    and decoding speed against the plain model, saved as results/nvium/retrofit.json."""
     from proceedings.nvium.retrofit_experiment import RetrofitConfig, reproduce_retrofit
 
-    cfg = RetrofitConfig(model=model, train_tokens=train_tokens, eval_tokens=eval_tokens)
+    if adapter_rank < 0 or head_epochs < 0:
+        raise ProceedingsError(f"--adapter-rank and --head-epochs must be >= 0, got {adapter_rank} and {head_epochs}")
+    cfg = RetrofitConfig(model=model, train_tokens=train_tokens, eval_tokens=eval_tokens, adapter_rank=adapter_rank,
+                         head_epochs=head_epochs)
     if exits is not None:
         cfg.exits = _exits(exits)
     result = reproduce_retrofit(cfg, seed=seed)

@@ -4,9 +4,10 @@ The pretrained weights are loaded with `transformers` (SmolLM2-135M-Instruct by 
 core.models) and placed unchanged in an `NviumForCausalLM`, whose layers compute exactly what Llama's
 do. Every intermediate exit starts as a copy of the final norm (the "logit lens") and every gate at
 w = 0, b = -30, so the mixture puts 1e-13 on the shallow exits: the retrofitted model *is* the
-pretrained one (tested against the Hugging Face forward and its greedy output). Training the gates and
-exit norms (`TrainConfig(trainable="router")`) then moves mass to shallow exits where they agree with
-the deep one. This demonstrates strict generalisation and the deferred engine on a real model; it is
+pretrained one (tested against the Hugging Face forward and its greedy output). With
+`adapter_rank` > 0 every intermediate exit also gets a low-rank adapter (zero at first, so still the
+logit lens) that exit_heads.py trains; the gates are then fitted where the trained exits agree with
+the deep one (router_fit.py, or `TrainConfig(trainable="router")` through the whole model). This demonstrates strict generalisation and the deferred engine on a real model; it is
 not the paper's claim, which is about models pretrained with exits.
 """
 
@@ -21,7 +22,7 @@ ZERO_MASS_BIAS = -30.0  # sigmoid(-30) = 9e-14: no measurable mass on the interm
 SMOLLM2_EXITS = (8, 15, 23, 30)  # Quadrivium on SmolLM2's 30 layers (spec §2.4)
 
 
-def config_from_llama(hf_config, exits: tuple[int, ...], tokenizer: str) -> NviumConfig:
+def config_from_llama(hf_config, exits: tuple[int, ...], tokenizer: str, adapter_rank: int = 0) -> NviumConfig:
     """The N-vium shape of a Llama config; refuses what these layers do not compute (biases, RoPE scaling)."""
     if getattr(hf_config, "model_type", None) != "llama":
         raise ProceedingsError(f"retrofit needs a Llama-family model, got model_type '{hf_config.model_type}'")
@@ -37,14 +38,14 @@ def config_from_llama(hf_config, exits: tuple[int, ...], tokenizer: str) -> Nviu
         head_dim=getattr(hf_config, "head_dim", None), d_ff=hf_config.intermediate_size,
         max_seq_len=hf_config.max_position_embeddings, exits=tuple(exits), gate_bias_init=ZERO_MASS_BIAS,
         rope_theta=float(theta), norm_eps=hf_config.rms_norm_eps, tie_embeddings=hf_config.tie_word_embeddings,
-        tokenizer=tokenizer,
+        tokenizer=tokenizer, exit_adapter_rank=adapter_rank,
     )
 
 
 @torch.no_grad()
-def retrofit_llama(hf_model, exits: tuple[int, ...], tokenizer: str) -> NviumForCausalLM:
+def retrofit_llama(hf_model, exits: tuple[int, ...], tokenizer: str, adapter_rank: int = 0) -> NviumForCausalLM:
     """An N-vium model computing exactly `hf_model`, with zero-mass exits after the given layers."""
-    config = config_from_llama(hf_model.config, exits, tokenizer)
+    config = config_from_llama(hf_model.config, exits, tokenizer, adapter_rank)
     model = NviumForCausalLM(config)
     llama = hf_model.model
     model.embed.weight.copy_(llama.embed_tokens.weight)
@@ -65,9 +66,9 @@ def retrofit_llama(hf_model, exits: tuple[int, ...], tokenizer: str) -> NviumFor
 
 
 def load_retrofit(spec: str = "smollm2-135m", exits: tuple[int, ...] = SMOLLM2_EXITS,
-                  device: str = "cpu") -> NviumForCausalLM:
+                  device: str = "cpu", adapter_rank: int = 0) -> NviumForCausalLM:
     """Load a pretrained Llama (alias, directory, .gguf or Hugging Face id) and retrofit exits onto it."""
     from proceedings.core.models import load_causal_lm
 
     hf_model, _ = load_causal_lm(spec, device=device, dtype="float32")
-    return retrofit_llama(hf_model, exits, tokenizer=spec)
+    return retrofit_llama(hf_model, exits, tokenizer=spec, adapter_rank=adapter_rank)

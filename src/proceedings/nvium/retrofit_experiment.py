@@ -1,7 +1,8 @@
 """What a user with a pretrained model gets: N-vium retrofitted on SmolLM2-135M (issue 18; spec §2.4).
 
-SmolLM2's 30 layers and its head stay frozen; exits after layers 8, 15 and 23 are the logit lens; only
-the three halting gates are fitted (router_fit.py), on Shakespeare tokenized by SmolLM2's tokenizer.
+SmolLM2's 30 layers, its embedding and its last exit stay frozen; the exits after layers 8, 15 and 23
+are trained first (a rank-r adapter and a norm each, exit_heads.py), then the three halting gates are
+fitted on the trained exits (router_fit.py), on Shakespeare tokenized by SmolLM2's tokenizer.
 The depth penalty is chosen on text held back from the training works (the largest lambda whose
 mixture stays within DEV_TOLERANCE bpb of SmolLM2 there), then judged on the held-out works: bits per
 byte of the mixture against plain SmolLM2, and decoding speed of the exact deferred sampler against
@@ -18,8 +19,9 @@ from proceedings.core.results import Result, results_root
 from proceedings.core.runtime import atomic_write_text, seed_everything, stopwatch
 from proceedings.nvium.baselines import matched_baseline
 from proceedings.nvium.data import SHAKESPEARE, resolve_corpus
+from proceedings.nvium.exit_heads import exit_head_parameters, fit_exit_heads
 from proceedings.nvium.retrofit import SMOLLM2_EXITS, load_retrofit
-from proceedings.nvium.router_fit import exit_features, fit_gates, install_gates, mixture_nll
+from proceedings.nvium.router_fit import exit_features, exit_hiddens, fit_gates, install_gates, mixture_nll
 from proceedings.nvium.speed import benchmark_models
 
 MAX_BPB_COST = 0.05  # issue 18: mixture bpb <= SmolLM2's + 0.05 on held-out text
@@ -35,8 +37,11 @@ class RetrofitConfig:
     model: str = "smollm2-135m"
     exits: tuple[int, ...] = SMOLLM2_EXITS
     seq_len: int = 256
-    train_tokens: int = 8192  # positions the gates are fitted on (the first 75 %) and lambda chosen on (the rest)
+    train_tokens: int = 8192  # exits trained and gates fitted on the first 75 %; lambda chosen on the rest
     eval_tokens: int = 4096  # held-out works
+    adapter_rank: int = 64  # per intermediate exit: 2 x 576 x 64 = 74 k parameters (SmolLM2 has 135 M)
+    head_epochs: int = 3  # 0 = the logit lens (round 2)
+    head_lr: float = 1e-3
     lambdas: tuple[float, ...] = (0.01, 0.03, 0.1, 0.3)
     fit_steps: int = 300
     prompts: int = 4
@@ -55,12 +60,17 @@ def reproduce_retrofit(cfg: RetrofitConfig = RetrofitConfig(), seed: int = 0) ->
 
     seed_everything(seed)
     with stopwatch() as elapsed:
-        model = load_retrofit(cfg.model, cfg.exits)
+        model = load_retrofit(cfg.model, cfg.exits, adapter_rank=cfg.adapter_rank)
         corpus = resolve_corpus(SHAKESPEARE, cfg.model)
         cache = cache_root() / "nvium" / "retrofit" / f"{cfg.model}-{'-'.join(map(str, cfg.exits))}-{cfg.seq_len}"
-        train = exit_features(model, corpus.train, cfg.seq_len, cfg.train_tokens, cache / f"train-{cfg.train_tokens}.pt")
-        held_out = exit_features(model, corpus.val, cfg.seq_len, cfg.eval_tokens, cache / f"val-{cfg.eval_tokens}.pt")
-        fit, dev = train.split(0.75)
+        train = exit_hiddens(model, corpus.train, cfg.seq_len, cfg.train_tokens, cache / f"hiddens-train-{cfg.train_tokens}.pt")
+        held_out = exit_hiddens(model, corpus.val, cfg.seq_len, cfg.eval_tokens, cache / f"hiddens-val-{cfg.eval_tokens}.pt")
+        fit_part, dev_part = train.split(0.75)
+        logit_lens = exit_features(model, held_out).log_likelihoods.mean(0).tolist()
+        with stopwatch() as head_time:
+            heads = fit_exit_heads(model, fit_part, cfg.head_epochs, cache / f"heads-{_heads_key(cfg, seed)}.pt",
+                                   lr=cfg.head_lr, seed=seed)
+        fit, dev, held_out = exit_features(model, fit_part), exit_features(model, dev_part), exit_features(model, held_out)
         fractions = model.config.depth_fractions()
         bytes_per_token = corpus.val_bytes_per_token()  # the training works' ratio is close; one scale for both
         plain_dev = -dev.log_likelihoods[:, -1].mean().item()
@@ -74,17 +84,30 @@ def reproduce_retrofit(cfg: RetrofitConfig = RetrofitConfig(), seed: int = 0) ->
         install_gates(model, *sweep[chosen][:2])
         metrics, baseline = _measure(model, corpus, held_out, cfg, seed, bytes_per_token)
     metrics.update(depth_penalty=chosen, dev_bpb_cost={str(lam): cost for lam, (_, _, cost) in sweep.items()},
-                   fit_tokens=len(fit), dev_tokens=len(dev), eval_tokens=len(held_out))
+                   fit_tokens=len(fit), dev_tokens=len(dev), eval_tokens=len(held_out),
+                   logit_lens_exit_bpb=[bits_per_byte(-x, bytes_per_token) for x in logit_lens],
+                   exit_head_parameters=sum(p.numel() for p in exit_head_parameters(model)),
+                   exit_head_epochs=heads.epochs, exit_head_train_nll=heads.losses,
+                   exit_head_wall_s=head_time.wall_s, exit_head_cpu_s=head_time.cpu_s)
     result = Result(
         system="nvium", scale="small", claim=CLAIM, metrics=metrics, baseline=baseline,
         checks=retrofit_verdict(metrics, baseline), config={**asdict(cfg), "seed": seed}, seed=seed,
         notes=(f"lambda {chosen:g} chosen on {len(dev)} training-works tokens (bpb cost there: "
                + ", ".join(f"λ={lam:g}: {cost:+.4f}" for lam, (_, _, cost) in sweep.items())
-               + f"); gates fitted on {len(fit)} tokens; layers and heads frozen, intermediate exits = logit lens."),
+               + f"); exits trained ({heads.epochs} epochs, rank-{cfg.adapter_rank} adapters) and gates fitted on "
+               f"{len(fit)} tokens; SmolLM2's layers, embedding and last exit frozen."),
         duration_s=round(elapsed.wall_s, 2), cpu_s=round(elapsed.cpu_s, 2),
     )
     atomic_write_text(results_root() / "nvium" / "retrofit.json", json.dumps(result.to_dict(), indent=2, default=str) + "\n")
     return result
+
+
+def _heads_key(cfg: RetrofitConfig, seed: int) -> str:
+    """The trained exits depend on these settings only (the lambdas and the benchmark do not matter)."""
+    import hashlib
+
+    settings = (cfg.model, cfg.exits, cfg.seq_len, cfg.train_tokens, cfg.adapter_rank, cfg.head_epochs, cfg.head_lr, seed)
+    return hashlib.sha256(repr(settings).encode()).hexdigest()[:12]
 
 
 def _measure(model, corpus, held_out, cfg: RetrofitConfig, seed: int, bytes_per_token: float) -> tuple[dict, dict]:

@@ -1,14 +1,14 @@
-"""Fitting the router of a retrofitted model on cached features (spec §2.4; issue 18).
+"""Fitting the router of a retrofitted, frozen model on cached residual streams (spec §2.4; issue 18).
 
-The pretrained layers and every exit head stay frozen: an intermediate exit is the logit lens (the
-final norm and the tied unembedding after layer l_e). So one forward pass over the text yields all the
-loss needs at each position: every gate's input norm_e(h_{l_e}) and log p_e(y) for every exit. The
-gates are then a logistic-regression-sized problem on those features,
+The pretrained layers stay frozen, so one forward pass over the text yields the residual stream after
+every exit layer at each position (`exit_hiddens`, cached and resumable). From it, with the exit heads
+as they are (the logit lens, or trained: exit_heads.py), every gate's input norm_e(h_{l_e}) and
+log p_e(y) for every exit follow cheaply (`exit_features`). The gates are then a logistic-regression-
+sized problem on those features,
 
     loss = -mean_t log sum_e pi_e p_e(y_t)  +  lambda * mean_t sum_e pi_e l_e / L      (spec §2.2)
 
-which takes seconds, where backpropagating through SmolLM2 would take CPU-hours. The feature pass
-checkpoints every few windows, so an interrupted run resumes where it stopped.
+which takes seconds, where backpropagating through SmolLM2 would take CPU-hours.
 """
 
 from __future__ import annotations
@@ -27,6 +27,22 @@ START_BIAS = -2.0  # the fit starts from sigmoid(-2) = 0.12 per gate; at the ret
 
 
 @dataclass
+class ExitHiddens:
+    """The frozen model's residual stream after every exit layer, and the next token, per position."""
+
+    hiddens: torch.Tensor  # (tokens, N, d)
+    targets: torch.Tensor  # (tokens,)
+
+    def __len__(self) -> int:
+        return len(self.targets)
+
+    def split(self, fraction: float) -> tuple["ExitHiddens", "ExitHiddens"]:
+        """The first `fraction` of positions and the rest (contiguous, so no window is shared)."""
+        cut = int(len(self) * fraction)
+        return ExitHiddens(self.hiddens[:cut], self.targets[:cut]), ExitHiddens(self.hiddens[cut:], self.targets[cut:])
+
+
+@dataclass
 class ExitFeatures:
     gate_inputs: torch.Tensor  # (tokens, N-1, d): norm_e(h_{l_e}) at every gated exit
     log_likelihoods: torch.Tensor  # (tokens, N): log p_e(y) of the next token under every exit
@@ -34,44 +50,48 @@ class ExitFeatures:
     def __len__(self) -> int:
         return len(self.log_likelihoods)
 
-    def split(self, fraction: float) -> tuple["ExitFeatures", "ExitFeatures"]:
-        """The first `fraction` of positions and the rest (contiguous, so no window is shared)."""
-        cut = int(len(self) * fraction)
-        return (ExitFeatures(self.gate_inputs[:cut], self.log_likelihoods[:cut]),
-                ExitFeatures(self.gate_inputs[cut:], self.log_likelihoods[cut:]))
+
+@torch.no_grad()
+def window_hiddens(model: NviumForCausalLM, x: torch.Tensor) -> torch.Tensor:
+    """(batch * T, N, d): the residual stream after every exit layer for windows x (batch, T)."""
+    stacked = torch.stack([hidden for _, hidden in model.exit_hiddens(x)], dim=2)
+    return stacked.reshape(-1, model.config.n_exits, model.config.d_model).float()
 
 
-@torch.inference_mode()
-def window_features(model: NviumForCausalLM, x: torch.Tensor, y: torch.Tensor) -> ExitFeatures:
-    """Features of one batch of windows x, y (batch, T): the frozen model run layer by layer."""
-    gate_inputs, log_likelihoods = [], []
-    for e, hidden in model.exit_hiddens(x):
-        normed = model.exit_norms[e](hidden)
-        logits = model.lm_head(normed).float()  # (batch, T, vocab)
-        log_likelihoods.append(logits.gather(-1, y.unsqueeze(-1)).squeeze(-1) - logits.logsumexp(-1))
-        if e < model.config.n_exits - 1:
-            gate_inputs.append(normed)
-    d = model.config.d_model
-    return ExitFeatures(torch.stack(gate_inputs, dim=2).reshape(-1, len(gate_inputs), d).float(),
-                        torch.stack(log_likelihoods, dim=-1).reshape(-1, len(log_likelihoods)))
-
-
-def exit_features(model: NviumForCausalLM, ids: np.ndarray, seq_len: int, max_tokens: int, cache: Path,
-                  batch_size: int = 4, on_window=None) -> ExitFeatures:
-    """Features of the first `max_tokens` predicted tokens of `ids`, resumed from `cache` if a run stopped."""
+def exit_hiddens(model: NviumForCausalLM, ids: np.ndarray, seq_len: int, max_tokens: int, cache: Path,
+                 batch_size: int = 4, on_window=None) -> ExitHiddens:
+    """Residual streams of the first `max_tokens` predicted tokens of `ids`, resumed from `cache` if a run stopped."""
     starts = list(range(0, min(len(ids) - 1, max_tokens) - seq_len + 1, seq_len))
-    state = load_checkpoint(cache) or {"done": 0, "gate_inputs": [], "log_likelihoods": []}
+    state = load_checkpoint(cache) or {"done": 0, "hiddens": [], "targets": []}
     for i in range(state["done"], len(starts), batch_size):
         windows = np.stack([ids[s:s + seq_len + 1] for s in starts[i:i + batch_size]]).astype(np.int64)
         windows = torch.from_numpy(windows).to(next(model.parameters()).device)
-        part = window_features(model, windows[:, :-1], windows[:, 1:])
-        state["gate_inputs"].append(part.gate_inputs.cpu())
-        state["log_likelihoods"].append(part.log_likelihoods.cpu())
+        state["hiddens"].append(window_hiddens(model, windows[:, :-1]).cpu())
+        state["targets"].append(windows[:, 1:].reshape(-1).cpu())
         state["done"] = min(i + batch_size, len(starts))
         save_checkpoint(cache, state)
         if on_window is not None:
             on_window(state["done"], len(starts))
-    return ExitFeatures(torch.cat(state["gate_inputs"]), torch.cat(state["log_likelihoods"]))
+    return ExitHiddens(torch.cat(state["hiddens"]), torch.cat(state["targets"]))
+
+
+def exit_log_likelihood(model: NviumForCausalLM, e: int, hiddens: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """log p_e(y) under exit e's head (tokens,), in fp32."""
+    logits = model.exit_logits(e, hiddens).float()
+    return logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - logits.logsumexp(-1)
+
+
+@torch.no_grad()
+def exit_features(model: NviumForCausalLM, data: ExitHiddens, batch_size: int = 512) -> ExitFeatures:
+    """Every gate's input and every exit's log p_e(y), with the model's exit heads as they are now."""
+    device = next(model.parameters()).device
+    gate_inputs, log_likelihoods = [], []
+    for i in range(0, len(data), batch_size):
+        h, y = data.hiddens[i:i + batch_size].to(device), data.targets[i:i + batch_size].to(device)
+        n = model.config.n_exits
+        gate_inputs.append(torch.stack([model.exit_state(e, h[:, e]) for e in range(n - 1)], dim=1).float().cpu())
+        log_likelihoods.append(torch.stack([exit_log_likelihood(model, e, h[:, e], y) for e in range(n)], dim=1).cpu())
+    return ExitFeatures(torch.cat(gate_inputs), torch.cat(log_likelihoods))
 
 
 def mixture_nll(weight: torch.Tensor, bias: torch.Tensor, features: ExitFeatures) -> tuple[torch.Tensor, torch.Tensor]:
