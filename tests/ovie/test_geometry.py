@@ -1,0 +1,88 @@
+"""The splat, the pose sampler's output, Plücker maps, pose files and the masked losses."""
+
+import numpy as np
+import pytest
+import torch
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.ovie.camera import intrinsics, pixel_rays
+from proceedings.ovie.geometry import PoseSampler, plucker, sample_pose, splat, unproject
+from proceedings.ovie.losses import masked_charbonnier, masked_feature_loss, masked_ssim_loss
+from proceedings.ovie.pose_file import Pose, check_units, load_pose, save_pose
+from proceedings.ovie.worlds import RenderSpec, render_set
+
+
+@pytest.fixture(scope="module")
+def views():
+    return render_set(RenderSpec("B", 4, 32, 7, pairs=True), cache=False)
+
+
+def test_identity_splat_returns_the_source_and_sees_every_valid_pixel(views):
+    K = intrinsics(32)
+    rgb, valid = torch.as_tensor(views["rgb"]).double(), torch.as_tensor(views["valid"])
+    points = unproject(torch.as_tensor(views["depth"]).double(), K)
+    normals = torch.as_tensor(views["normal"]).permute(0, 2, 3, 1).double()
+    out, visible = splat(rgb, points, valid, K, torch.eye(4, dtype=torch.float64).expand(4, 4, 4), normals=normals)
+    assert (~valid).any() and valid.any()  # B has sky (invalid depth) and ground
+    assert bool(visible[valid].all())
+    assert float((out - rgb).abs().amax(1)[valid].max()) <= 1e-6
+    assert not bool(visible[~valid].any())  # sky pixels have no points: nothing lands there
+
+
+def test_the_z_buffer_keeps_the_nearer_point_and_back_faces_are_culled():
+    K = intrinsics(8)
+    rgb = torch.zeros(1, 3, 8, 8)
+    rgb[0, 0, 0, 0], rgb[0, 1, 0, 1] = 1.0, 1.0  # a red near point and a green far point
+    points = torch.zeros(1, 8, 8, 3)
+    ray = torch.as_tensor(pixel_rays(8, K)[4, 4], dtype=torch.float32)  # both project onto pixel (4, 4)
+    points[0, 0, 0], points[0, 0, 1] = 2.0 * ray, 5.0 * ray
+    valid = torch.zeros(1, 8, 8, dtype=torch.bool)
+    valid[0, 0, :2] = True
+    out, visible = splat(rgb, points, valid, K, torch.eye(4)[None])
+    assert visible.sum() == 1 and out[0, :, 4, 4].tolist() == [1.0, 0.0, 0.0]
+    away = torch.zeros(1, 8, 8, 3)
+    away[..., 2] = 1.0  # normals pointing away from the camera
+    assert not splat(rgb, points, valid, K, torch.eye(4)[None], normals=away)[1].any()
+
+
+def test_sampled_poses_are_rigid_and_plucker_of_identity_is_the_pixel_rays(views):
+    K, rng = intrinsics(32), np.random.default_rng(0)
+    points = unproject(torch.as_tensor(views["depth"]).double(), K).numpy()
+    for i in range(4):
+        T = sample_pose(points[i], views["valid"][i], rng, PoseSampler())
+        assert np.allclose(T[:3, :3].T @ T[:3, :3], np.eye(3), atol=1e-9) and np.isclose(np.linalg.det(T[:3, :3]), 1)
+    rays = plucker(torch.eye(4)[None], K, 32)[0]
+    expected = torch.nn.functional.normalize(torch.as_tensor(pixel_rays(32, K), dtype=torch.float32), dim=-1)
+    assert torch.allclose(rays[:3].permute(1, 2, 0), expected, atol=1e-6) and rays[3:].abs().max() == 0
+
+
+def test_masked_losses_give_zero_gradient_outside_the_mask():
+    torch.manual_seed(0)
+    pred = torch.rand(2, 3, 16, 16, requires_grad=True)
+    target = torch.rand(2, 3, 16, 16)
+    mask = torch.rand(2, 16, 16) > 0.5
+    features = lambda x: [torch.nn.functional.avg_pool2d(x, 2), x]  # noqa: E731
+    for loss in (masked_charbonnier(pred, target, mask), masked_ssim_loss(pred, target, mask),
+                 masked_feature_loss(features, pred, target, mask)):
+        (grad,) = torch.autograd.grad(loss, pred)
+        assert grad.abs().sum() > 0
+        assert float(grad.permute(0, 2, 3, 1)[~mask].abs().max()) == 0.0
+
+
+def test_pose_file_round_trip_is_the_identity_and_bad_poses_fail_in_one_line(tmp_path):
+    T = np.eye(4)
+    c, s = np.cos(0.3), np.sin(0.3)
+    T[:3, :3] = [[c, 0, s], [0, 1, 0], [-s, 0, c]]
+    T[:3, 3] = [0.1, -0.2, 0.5]
+    pose = load_pose(save_pose(tmp_path / "p.json", Pose(T, "meters")))
+    assert np.array_equal(pose.T, T) and pose.units == "meters"
+    bad = T.copy()
+    bad[0, 0] += 0.01
+    with pytest.raises(ProceedingsError, match="not orthonormal"):
+        Pose(bad)
+    bad[0, 0] = np.nan
+    with pytest.raises(ProceedingsError, match="non-finite"):
+        Pose(bad)
+    with pytest.raises(ProceedingsError, match="--units relative"):
+        check_units(pose, "relative")
+    check_units(pose, "relative", override=True)
