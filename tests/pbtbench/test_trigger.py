@@ -22,7 +22,7 @@ invariant = { doc = "docs/overview.md", quote = "`currsize` is the current size 
 
 
 def _with_trivial_bug(tmp_path):
-    problem = subset_problem(tmp_path, "cachetools-caches", ["rr-delete-stale-index"])
+    problem = subset_problem(tmp_path, "cachetools-caches", ["typedkey-keyword-order"])
     source = (installed_site_packages(problem) / "cachetools/__init__.py").read_text()
     changed = replace_once(source, "            self.__currsize += diffsize\n",
                            "            self.__currsize += diffsize + 1\n", "test")
@@ -59,7 +59,7 @@ def test_the_reach_rate_is_the_share_of_examples_past_every_assume(tmp_path):
 def test_gates_admit_a_hard_bug_and_refuse_one_that_default_strategies_find(tmp_path):
     problem = _with_trivial_bug(tmp_path)
     record = validate(problem, runs=2, examples=120, write=False)
-    hard, trivial = record["bugs"]["rr-delete-stale-index"], record["bugs"]["currsize-always-off"]
+    hard, trivial = record["bugs"]["typedkey-keyword-order"], record["bugs"]["currsize-always-off"]
     assert hard["admitted"] and hard["reference"]["detected"] == 2 and hard["default"]["detected"] == 0
     assert hard["default"]["reach"] >= 0.2 and hard["gates"]["reach"]
     assert hard["clean"]["reference"]["detected"] == 0 and hard["interference"]["detected"] == 0
