@@ -54,3 +54,18 @@ def test_paper_preset_is_the_papers_scale():
         model = NviumForCausalLM(config.model)
     assert 1.3e9 < model.num_parameters() < 1.7e9
     assert config.model.exits == (7, 14, 21, 28) and config.train.mixed_precision == "bf16"
+
+
+def test_a_cached_seed_is_keyed_by_every_module_the_comparison_imports():
+    import ast
+    from pathlib import Path
+
+    folder = Path(experiment.__file__).parent
+    seen, todo = set(), ["experiment"]
+    while todo:
+        name = todo.pop()
+        seen.add(name)
+        for node in ast.walk(ast.parse((folder / f"{name}.py").read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("proceedings.nvium."):
+                todo += [node.module.rsplit(".", 1)[1]] if node.module.rsplit(".", 1)[1] not in seen else []
+    assert seen == set(experiment.RECORD_MODULES)

@@ -175,11 +175,17 @@ def _runs_dir(cfg: ExperimentConfig, scale: str, seed: int) -> Path:
     return runs
 
 
+# The modules this comparison runs on (experiment.py's imports within proceedings.nvium, transitively;
+# tests/nvium/test_experiment.py keeps the list complete): a cached seed is reused only with their code.
+RECORD_MODULES = ("baselines", "batched_sampler", "cost_model", "data", "evaluate", "experiment", "frontier",
+                  "mixture", "model", "sampler", "speed", "train")
+
+
 def _measured_path(cfg: ExperimentConfig, scale: str, seed: int) -> Path:
-    """Where a seed's finished record is kept: keyed by the preset (seed included) and N-vium's code."""
+    """Where a seed's finished record is kept: keyed by the preset (seed included) and the code it ran on."""
     from proceedings.core.models import cache_root
 
-    code = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))))
+    code = hashlib.sha256(b"".join((Path(__file__).parent / f"{m}.py").read_bytes() for m in RECORD_MODULES))
     key = json.dumps({"config": asdict(cfg), "code": code.hexdigest()}, sort_keys=True, default=str)
     return cache_root() / "nvium" / "seeds" / f"{scale}-seed{seed}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
 
