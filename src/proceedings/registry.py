@@ -164,7 +164,7 @@ SYSTEMS: tuple[System, ...] = (
            "generates target-city trajectories close to a model trained on them.", needs=("peft",)),
     System("mocar", "MoCAR: motion-code coordinate-aware autoregression for trajectory forecasting",
            "Autoregressing over a continuous, coordinate-aware motion-code space forecasts "
-           "trajectories competitively with a single-stage decoder."),
+           "trajectories competitively with a single-stage decoder.", needs=("sumo", "sumolib")),
     System("moca", "MoCA: component-level sparse attention for compositional 3D generation",
            "Routing each component's attention to its top-k relevant components plus compressed "
            "distant ones scales compositional 3D generation without losing quality."),

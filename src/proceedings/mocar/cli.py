@@ -1,0 +1,162 @@
+"""`proceedings mocar ...`: simulate SUMO scenarios, train an arm, evaluate, predict, draw.
+
+torch and SUMO are imported inside the commands, so mounting this app costs nothing. The whole
+comparison runs as `proceedings reproduce mocar --scale tiny|small`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from proceedings.core.errors import ProceedingsError
+
+app = typer.Typer(help="MoCAR: motion-code coordinate-aware autoregressive forecasting on SUMO traffic.",
+                  no_args_is_help=True)
+console = Console()
+ARMS = ("mocar", "smart_lite", "qcnet_lite")
+
+
+@app.callback()
+def main() -> None:
+    """MoCAR's own verbs; `proceedings reproduce mocar --scale tiny|small` runs the comparison."""
+
+
+@app.command()
+def sim(out: Path = typer.Option(..., "-o", "--out", help="Directory for the shards, maps and manifest.json."),
+        city: str = typer.Option("A", help="A (grid, priority, Krauss) or B (spider/rand, lights, IDM, SL2015)."),
+        n_networks: int = typer.Option(1, help="Networks (one SUMO run each; resumable per network)."),
+        sim_seconds: float = typer.Option(120.0, help="Simulated seconds per network."),
+        seed: int = typer.Option(0, help="Seed of the first network; network i uses seed + i."),
+        protocol: str = typer.Option("av2", help="av2 (5 s + 6 s windows) or av1 (2 s + 3 s)."),
+        stride_s: float = typer.Option(1.0, help="Seconds between window starts."),
+        max_windows: int = typer.Option(2000, help="Windows kept per network (seeded draw).")) -> None:
+    """Generate scenarios with SUMO: netgenerate, randomTrips.py, sumo --fcd-output, map export, windows."""
+    from proceedings.mocar.sim import SimSpec, generate
+
+    manifest = generate(out, SimSpec(city, n_networks, sim_seconds, seed, protocol, stride_s, max_windows))
+    table = Table("network", "windows", "turn-heavy", "lane segments", "vehicle states", "states/s", "teleports")
+    for n in manifest["networks"]:
+        table.add_row(n["file"], str(n["windows"]), str(n["turn_heavy"]), str(n["lane_segments"]),
+                      f"{n['vehicle_states']:,}", f"{n['vehicle_states_per_s']:,.0f}", str(n["teleports"]))
+    console.print(table)
+
+
+def _scenes(data: Path, skip_invalid: bool):
+    from proceedings.mocar.scenarios import load
+
+    scenes, report = load(data, skip_invalid)
+    if report["skipped_invalid"]:
+        console.print(f"skipped {report['skipped_invalid']} invalid scenarios")
+    return scenes
+
+
+@app.command()
+def train(data: Path = typer.Option(..., help="Scenario directory made by `mocar sim`."),
+          out: Path = typer.Option(..., "-o", "--out", help="Model directory (config.json + model.safetensors)."),
+          arm: str = typer.Option("mocar", help="mocar, smart_lite or qcnet_lite."),
+          scale: str = typer.Option("tiny", help="Model and training preset: tiny, small or paper."),
+          steps: int = typer.Option(0, help="Override the preset's steps."),
+          resume: bool = typer.Option(False, help="Continue from out/checkpoint.pt."),
+          skip_invalid: bool = typer.Option(False, help="Drop invalid scenarios instead of stopping.")) -> None:
+    """Train one arm on a scenario directory with the preset's decoder, optimiser and steps."""
+    from dataclasses import replace
+
+    from proceedings.mocar.experiment import Splits, build_arms, experiment_config
+    from proceedings.mocar.pretrained import save_pretrained
+    from proceedings.mocar.training import train as fit
+
+    if arm not in ARMS:
+        raise ProceedingsError(f"unknown arm '{arm}'; use one of {', '.join(ARMS)}")
+    cfg = experiment_config(scale)
+    train_cfg = replace(cfg.train, steps=steps) if steps else cfg.train
+    scenes = _scenes(data, skip_invalid)
+    model = build_arms(cfg, Splits(scenes, scenes, scenes, scenes), train_cfg.seed)[arm]
+    checkpoint = out / "checkpoint.pt"
+    if checkpoint.exists() and not resume:
+        raise ProceedingsError(f"'{checkpoint}' exists; pass --resume to continue it or choose another --out")
+    log = fit(model, scenes, train_cfg, checkpoint, desc=f"train {arm}")
+    save_pretrained(model, out)
+    console.print(f"{arm}: {log.steps} steps, loss {log.losses[0]:.3f} -> {log.losses[-1]:.3f}, "
+                  f"{log.s_per_step:.3f} s/step; saved to {out}")
+
+
+def _forecaster(model_dir: Path, modes: int):
+    from proceedings.mocar.experiment import predictor
+    from proceedings.mocar.pretrained import from_pretrained
+
+    if modes < 1:
+        raise ProceedingsError(f"K must be >= 1, got {modes}")
+    return predictor(from_pretrained(model_dir), 0, modes=modes)
+
+
+@app.command("eval")
+def evaluate(data: Path = typer.Option(..., help="Scenario directory."),
+             model: Path = typer.Option(None, help="Model directory; without it only CV and CTRV are scored."),
+             subset: str = typer.Option("all", help="all or turn-heavy."),
+             k: int = typer.Option(6, "-k", help="Modes."),
+             skip_invalid: bool = typer.Option(False)) -> None:
+    """minADE6, minFDE6, MR@2m, brier-minFDE6 and off-road rate of a model beside CV and CTRV."""
+    from proceedings.mocar.baselines import constant_velocity, ctrv
+    from proceedings.mocar.evaluation import forecast_all, score
+
+    scenes = _scenes(data, skip_invalid)
+    if subset == "turn-heavy":
+        scenes = scenes.subset(scenes.turn_heavy)
+    elif subset != "all":
+        raise ProceedingsError(f"unknown subset '{subset}'; use all or turn-heavy")
+    if len(scenes) == 0:
+        raise ProceedingsError(f"no scenarios in subset '{subset}'")
+    arms = {"cv": constant_velocity, "ctrv": lambda b: ctrv(b, k)}
+    if model is not None:
+        arms = {model.name: _forecaster(model, k), **arms}
+    table = Table("arm", "minADE6", "minFDE6", "minADE1", "minFDE1", "MR@2m", "brier-minFDE6", "off-road", "n")
+    for name, predict in arms.items():
+        row, _ = score(forecast_all(predict, scenes), scenes)
+        table.add_row(name, *(f"{row[m]:.3f}" for m in ("min_ade6", "min_fde6", "min_ade1", "min_fde1", "mr2",
+                                                        "brier_min_fde6", "off_road")), str(row["n"]))
+    console.print(table)
+
+
+@app.command()
+def predict(data: Path = typer.Option(..., help="Scenario directory or .npz shard."),
+            model: Path = typer.Option(..., help="Model directory."),
+            index: int = typer.Option(0, help="Scenario index."),
+            k: int = typer.Option(6, "-k"),
+            out: Path = typer.Option(..., "-o", "--out", help="JSON forecast to write.")) -> None:
+    """Forecast one scenario: K trajectories in global coordinates and their probabilities."""
+    import numpy as np
+
+    from proceedings.core.runtime import atomic_write_text
+    from proceedings.mocar.batch import make_batch
+
+    scenes = _scenes(data, False)
+    if not 0 <= index < len(scenes):
+        raise ProceedingsError(f"index {index} is outside 0..{len(scenes) - 1}")
+    forecast = _forecaster(model, k)(make_batch(scenes, np.array([index])))
+    points = forecast.points[0].double().numpy()
+    if not np.isfinite(points).all():
+        raise ProceedingsError(f"the forecast of scenario {scenes.scenario_id[index]} holds NaN; not written")
+    atomic_write_text(out, json.dumps({"scenario_id": scenes.scenario_id[index], "points": points.round(3).tolist(),
+                                       "probabilities": forecast.probabilities[0].tolist(),
+                                       "clamped_segments": forecast.clamped}))
+    console.print(f"wrote {k} modes x {points.shape[1]} steps for {scenes.scenario_id[index]} to {out}")
+
+
+@app.command()
+def viz(data: Path = typer.Option(..., help="Scenario directory or .npz shard."),
+        index: int = typer.Option(0), forecast: Path = typer.Option(None, help="JSON from `mocar predict`."),
+        out: Path = typer.Option(..., "-o", "--out", help="PNG to write.")) -> None:
+    """Draw a scenario: lane chunks, neighbours, the focal history and future, and the K forecasts."""
+    from proceedings.mocar.plots import draw_scenario
+
+    scenes = _scenes(data, False)
+    if not 0 <= index < len(scenes):
+        raise ProceedingsError(f"index {index} is outside 0..{len(scenes) - 1}")
+    modes = json.loads(forecast.read_text()) if forecast else None
+    draw_scenario(scenes, index, modes, out)
+    console.print(f"wrote {out}")
