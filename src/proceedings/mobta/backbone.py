@@ -1,7 +1,7 @@
 """The base model θ_0 every fine-tune starts from, with the trajectory tokens in its vocabulary.
 
-tiny: a seeded random 2-layer Llama (d = 64) whose vocabulary is only the format's tokens (spec §5), first
-pre-trained on syntax alone (random cells, ordered slots, either tag): the stand-in for a pretrained LLM,
+tiny: a seeded random 2-layer Llama (d = 128) whose vocabulary is only the format's tokens (spec §5), first
+pre-trained on syntax alone (random cells that recur within a sequence, ordered slots, either tag): the stand-in for a pretrained LLM,
 so that every fine-tune starts from a base that knows the format the way an LLM knows language, and
 knows nothing about any city. The pre-trained weights are cached under $PROCEEDINGS_CACHE/mobta/.
 Otherwise: any causal LM through `core.models.load_causal_lm` (default SmolLM2-135M-Instruct) with the
@@ -25,6 +25,7 @@ from proceedings.mobta.trajectories import Trajectory
 
 TINY = "tiny"
 PRETRAIN = Recipe(steps=600, batch=32, lr=3e-3, lora_r=None, warmup_steps=20)  # syntax only, no city
+SYNTAX_VERSION = 2  # part of the cached base's key: raise it whenever syntax_sequences changes
 
 
 @dataclass
@@ -47,7 +48,9 @@ class Backbone:
 
 
 def syntax_sequences(tokenizer: TrajTokenizer, n: int, seed: int) -> list[list[str]]:
-    """City-free sequences of the format: a tag, 1-12 visits to uniform random cells, ordered slots."""
+    """City-free sequences of the format: a tag, 1-12 visits, ordered slots, cells drawn from a per-sequence
+    pool of uniform random cells (never the same twice in a row), so cells recur the way words recur in
+    text and the base learns to copy from its context, as a pretrained LLM can."""
     rng = random.Random(seed)
     out = []
     for _ in range(n):
@@ -57,7 +60,10 @@ def syntax_sequences(tokenizer: TrajTokenizer, n: int, seed: int) -> list[list[s
         else:
             first = rng.randrange(tokenizer.slots - 4)
             slots = sorted(rng.randint(first, first + 4) for _ in range(count))
-        cells = [rng.randrange(tokenizer.cells) for _ in range(count)]
+        pool = rng.sample(range(tokenizer.cells), rng.randint(min(2, count), count))
+        cells = [rng.choice(pool)]
+        for _ in range(count - 1):
+            cells.append(rng.choice([c for c in pool if c != cells[-1]]))
         out.append(tokenizer.encode(Trajectory(tuple(zip(slots, cells))), tag))
     return out
 
@@ -76,7 +82,7 @@ def tiny_backbone(tokenizer: TrajTokenizer, seed: int, hidden: int = 128, layers
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config).eval()
     if pretrain.steps:
-        key = f"{tokenizer.fingerprint()}-{hidden}-{layers}-{seed}-{pretrain.steps}-{pretrain.lr}-{pretrain.batch}"
+        key = f"{tokenizer.fingerprint()}-{hidden}-{layers}-{seed}-{pretrain.steps}-{pretrain.lr}-{pretrain.batch}-v{SYNTAX_VERSION}"
         path = cache_root() / "mobta" / f"tiny-base-{hashlib.sha256(key.encode()).hexdigest()[:12]}.safetensors"
         if not path.exists():
             data = [ids.ids(s) for s in syntax_sequences(tokenizer, 4 * pretrain.steps, seed)]

@@ -18,7 +18,7 @@ from proceedings.core.errors import ProceedingsError
 app = typer.Typer(help="MobTA: bus-conditioned zero-shot trajectory generation by task arithmetic.", no_args_is_help=True)
 console = Console()
 
-CITY_HELP = "A GTFS zip, 'cairns', 'nyc_subway' (shipped by make setup) or synthetic:<layout>:<seed>."
+CITY_HELP = "A GTFS zip, 'cairns', 'nyc_subway' (shipped by make setup) or synthetic:<layout>:<seed>[:<size km>]."
 
 
 @app.callback()

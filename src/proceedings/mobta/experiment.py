@@ -69,16 +69,19 @@ class ExperimentConfig:
 
 
 CONFIGS = {
-    # spec §5 tiny: random 2-layer Llama, only the format's vocabulary, full fine-tunes, a synthetic pair.
+    # spec §5 tiny: a 2-layer Llama over the format's vocabulary, full fine-tunes, a synthetic pair. The target
+    # is polycentric and twice the source's size, so the source's person-days read in the target grid leave a
+    # gap to the oracle (tests/mobta/test_setting.py); 4,000 held-out days keep the real histograms' own noise
+    # (5-10 days per simulated person) below the gaps being measured.
     "tiny": ExperimentConfig(
-        model="tiny", source="synthetic:monocentric:0", target="synthetic:polycentric:1",
+        model="tiny", source="synthetic:monocentric:0", target="synthetic:polycentric:4:40",
         recipe=Recipe(steps=150, batch=32, lr=2e-3, lora_r=None, warmup_steps=10, checkpoint_every=50),
-        max_new_tokens=40),
+        eval_days=4000, max_new_tokens=40),
     # SmolLM2-135M + LoRA r=8 (new-token rows lr 1e-3, LoRA lr 2e-4), Cairns -> NYC subway.
     "small": ExperimentConfig(
         model="smollm2-135m", source="cairns", target="nyc_subway",
         recipe=Recipe(steps=80, batch=16, lr=2e-4, new_row_lr=1e-3, lora_r=8, checkpoint_every=10),
-        bus_sequences=1280, mob_days=1280, eval_days=400, samples=200, max_new_tokens=72, sample_batch=50, resume=True),
+        bus_sequences=1280, mob_days=1280, eval_days=4000, samples=200, max_new_tokens=72, sample_batch=50, resume=True),
     # Full scale: any HF causal LM (--model), GPUs via Accelerate; longer fine-tunes, more samples.
     "paper": ExperimentConfig(
         model="smollm2-135m", source="cairns", target="nyc_subway",
@@ -106,8 +109,8 @@ class Workload:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def load_workload(cfg: ExperimentConfig, base: Backbone, seed: int) -> Workload:
-    """Ingest both timetables, simulate person-days (shared behaviour; target also shifted), encode."""
+def load_workload(cfg: ExperimentConfig, seed: int) -> Workload:
+    """Ingest both timetables, simulate person-days (shared behaviour; target also shifted)."""
     t0 = time.perf_counter()
     source, target = load_city(cfg.source, cfg.grid), load_city(cfg.target, cfg.grid)
     t1 = time.perf_counter()
@@ -120,16 +123,30 @@ def load_workload(cfg: ExperimentConfig, base: Backbone, seed: int) -> Workload:
         real["shifted eval"] = person_days(fields_t, cfg.eval_days, seed + 14, SHIFTED)
     t2 = time.perf_counter()
     simulated = cfg.mob_days * (2 + 2 * cfg.control) + cfg.eval_days * (1 + cfg.control)
-    work = Workload(source, target, Bins.for_city(target.cell_centres_km()), mob_source, real,
+    return Workload(source, target, Bins.for_city(target.cell_centres_km()), mob_source, real,
                     timings={"ingest_s": t1 - t0, "simulate_person_days_per_s": simulated / (t2 - t1)})
+
+
+def encode_tasks(cfg: ExperimentConfig, base: Backbone, work: Workload, seed: int) -> None:
+    """Every fine-tune's training set as token ids (bus trips drawn with replacement to the common size)."""
     pick = random.Random(seed)
     encode = lambda days, tag: [base.ids.ids(base.tokenizer.encode(d, tag)) for d in days]  # noqa: E731
-    work.sequences = {"bus_S": encode(pick.choices(source.bus_trips, k=cfg.bus_sequences), "bus"),
-                      "bus_T": encode(pick.choices(target.bus_trips, k=cfg.bus_sequences), "bus"),
-                      "mob_S": encode(mob_source, "mob"), "mob_T": encode(real["train"], "mob")}
+    work.sequences = {"bus_S": encode(pick.choices(work.source.bus_trips, k=cfg.bus_sequences), "bus"),
+                      "bus_T": encode(pick.choices(work.target.bus_trips, k=cfg.bus_sequences), "bus"),
+                      "mob_S": encode(work.mob_source, "mob"), "mob_T": encode(work.real["train"], "mob")}
     if cfg.control:
-        work.sequences["mob_T_shifted"] = encode(real["shifted train"], "mob")
-    return work
+        work.sequences["mob_T_shifted"] = encode(work.real["shifted train"], "mob")
+
+
+def ideal_learners(work: Workload, cfg: ExperimentConfig, seed: int) -> dict[str, float]:
+    """The mean JSD a perfect learner of each arm's training data would reach on the held-out target days
+    (`cfg.samples` days drawn from that data): whether there is a gap for MobTA to close at all, before any
+    model is trained (the oracle's gate, on data)."""
+    pick = random.Random(seed + 30)
+    data = {"oracle": work.real["train"], "source_only": work.mob_source,
+            "bus_only": [as_person_day(t) for t in work.target.bus_trips]}
+    return {arm: evaluate(pick.sample(days, min(cfg.samples, len(days))), work.real["eval"], work.bins)["mean"]
+            for arm, days in data.items()}
 
 
 def train_vectors(cfg: ExperimentConfig, base: Backbone, work: Workload) -> tuple[dict[str, TaskVector], dict[str, TrainLog], float]:
@@ -160,8 +177,10 @@ def train_vectors(cfg: ExperimentConfig, base: Backbone, work: Workload) -> tupl
 
 
 def run_folder(cfg: ExperimentConfig, base: Backbone) -> Path:
-    """$PROCEEDINGS_CACHE/mobta/runs/<hash of the config and base>: checkpoints and finished vectors."""
-    key = hashlib.sha256(json.dumps([asdict(cfg), base.base_hash], default=str).encode()).hexdigest()[:12]
+    """$PROCEEDINGS_CACHE/mobta/runs/<hash of what the fine-tunes and samples depend on>: checkpoints, finished
+    vectors and each arm's samples (so a change of the evaluation alone keeps them)."""
+    trained = {k: v for k, v in asdict(cfg).items() if k not in ("eval_days", "bootstrap", "control", "resume")}
+    key = hashlib.sha256(json.dumps([trained, base.base_hash], default=str).encode()).hexdigest()[:12]
     return cache_root() / "mobta" / "runs" / key
 
 
@@ -176,17 +195,25 @@ def arm_vectors(vectors: dict[str, TaskVector], mus: tuple[float, ...]) -> dict[
 
 
 def sample_arms(cfg: ExperimentConfig, base: Backbone, arms: dict, seed: int) -> tuple[dict[str, Samples], dict]:
-    """Every arm merged densely and sampled with the same settings and seed."""
+    """Every arm merged densely and sampled with the same settings and seed (with `cfg.resume`, each arm's
+    samples are kept in the run folder, so a staged run does not sample an arm twice)."""
     out, speed = {}, {"apply_s": [], "sample_tokens_per_s": []}
+    folder = run_folder(cfg, base) if cfg.resume else None
     for name, (vector, tag) in arms.items():
-        t0 = time.perf_counter()
-        model = vector.apply_to(base.model)
-        speed["apply_s"].append(time.perf_counter() - t0)
-        out[name] = sample(model, base.tokenizer, base.ids, tag, cfg.samples, seed, cfg.max_new_tokens,
-                           cfg.sample_batch, desc=f"sample {name}")
+        kept = folder / f"samples-{name}.json" if folder else None
+        if kept and kept.exists():
+            out[name] = Samples.from_dict(json.loads(kept.read_text()))
+        else:
+            t0 = time.perf_counter()
+            model = vector.apply_to(base.model)
+            speed["apply_s"].append(time.perf_counter() - t0)
+            out[name] = sample(model, base.tokenizer, base.ids, tag, cfg.samples, seed, cfg.max_new_tokens,
+                               cfg.sample_batch, desc=f"sample {name}")
+            del model
+            if kept:
+                atomic_write_text(kept, json.dumps(out[name].to_dict()))
         speed["sample_tokens_per_s"].append(out[name].tokens / out[name].wall_s)
-        del model
-    return out, {k: float(np.mean(v)) for k, v in speed.items()}
+    return out, {k: float(np.mean(v)) if v else float("nan") for k, v in speed.items()}
 
 
 def person_days_of(samples: Samples) -> list[Trajectory]:
@@ -223,7 +250,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     seed_everything(seed)
     tokenizer = TrajTokenizer(cfg.grid)
     base = backbone(cfg.model, tokenizer, seed)
-    work = load_workload(cfg, base, seed)
+    work = load_workload(cfg, seed)
+    encode_tasks(cfg, base, work, seed)
     vectors, logs, build_s = train_vectors(cfg, base, work)
     arms = arm_vectors(vectors, cfg.mus)
     samples, speed = sample_arms(cfg, base, arms, seed)
@@ -252,6 +280,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                                  "validity": table[f"mobta_mu{mu:g}"]["validity"]} for mu in cfg.mus},
         "arms": table, "epr_reported_not_judged": {**epr, "fitted": fitted.to_dict()},
         "real_vs_real_floor": real_floor(work.real["eval"], work.bins, seed),
+        "ideal_learner_mean_jsd": ideal_learners(work, cfg, seed),
         "shift_cosine_source_vs_target": cosine(vectors["mob_S"] - vectors["bus_S"], vectors["mob_T"] - vectors["bus_T"]),
         "invalid_reasons": {name: dict(s.invalid.most_common(3)) for name, s in samples.items()},
         "speed": speed_numbers(work, logs, vectors, speed, build_s),

@@ -4,7 +4,8 @@ cities, or any GTFS zip.
 `make setup` downloads the `gtfs-kit==13.0.1` sdist with pip and extracts `data/cairns_gtfs.zip` (Cairns,
 Translink Queensland, 2014) and `data/nyc_subway_gtfs.zip` (NYC subway subset, MTA, 2025) into
 `<venv>/share/mobta/`; the feeds are not committed (the agencies' terms apply). A procedural city
-("synthetic:monocentric:0") is generated once and cached under $PROCEEDINGS_CACHE/mobta/.
+("synthetic:monocentric:0"; "synthetic:polycentric:1:40" for a 40 x 40 km box instead of 20 x 20) is
+generated once and cached under $PROCEEDINGS_CACHE/mobta/.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def shipped_feed_dir() -> Path:
 
 
 def feed_path(spec: str, design: CityDesign = CityDesign()) -> Path:
-    """A GTFS zip for 'cairns', 'nyc_subway', 'synthetic:<layout>:<seed>' or a path."""
+    """A GTFS zip for 'cairns', 'nyc_subway', 'synthetic:<layout>:<seed>[:<size km>]' or a path."""
     if spec in SHIPPED:
         path = shipped_feed_dir() / SHIPPED[spec]
         if not path.exists():
@@ -37,10 +38,13 @@ def feed_path(spec: str, design: CityDesign = CityDesign()) -> Path:
         return path
     if spec.startswith("synthetic:"):
         try:
-            _, layout, seed = spec.split(":")
+            _, layout, seed, *size = spec.split(":")
             design, seed = replace(design, layout=layout), int(seed)
+            if size:
+                (size_km,) = size
+                design = replace(design, size_km=float(size_km))
         except ValueError:
-            raise ProceedingsError(f"'{spec}': write a procedural city as synthetic:<layout>:<seed>") from None
+            raise ProceedingsError(f"'{spec}': write a procedural city as synthetic:<layout>:<seed>[:<size km>]") from None
         key = hashlib.sha256(json.dumps([asdict(design), seed]).encode()).hexdigest()[:12]
         path = cache_root() / "mobta" / "cities" / f"{layout}-{seed}-{key}.zip"
         if not path.exists():  # generated beside, then renamed: an interrupted run leaves no half file
@@ -48,7 +52,7 @@ def feed_path(spec: str, design: CityDesign = CityDesign()) -> Path:
         return path
     path = Path(spec)
     if not path.exists():
-        raise ProceedingsError(f"no GTFS feed '{spec}'; pass a zip path, {', '.join(SHIPPED)} or synthetic:<layout>:<seed>")
+        raise ProceedingsError(f"no GTFS feed '{spec}'; pass a zip path, {', '.join(SHIPPED)} or synthetic:<layout>:<seed>[:<size km>]")
     return path
 
 

@@ -33,6 +33,15 @@ class Samples:
     def validity(self) -> float:
         return len(self.valid) / max(self.total, 1)
 
+    def to_dict(self) -> dict:
+        return {"tag": self.tag, "valid": [list(map(list, t.visits)) for t in self.valid],
+                "invalid": dict(self.invalid), "tokens": self.tokens, "wall_s": self.wall_s}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Samples":
+        valid = [Trajectory(tuple(map(tuple, visits))) for visits in data["valid"]]
+        return cls(data["tag"], valid, Counter(data["invalid"]), data["tokens"], data["wall_s"])
+
 
 def sample(model, tokenizer: TrajTokenizer, ids: TokenIds, tag: str, n: int, seed: int, max_new_tokens: int = 64,
            batch: int = 64, top_p: float = 0.95, temperature: float = 1.0, desc: str | None = None) -> Samples:

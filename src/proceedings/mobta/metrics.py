@@ -68,29 +68,42 @@ def day_values(day: Trajectory, bins: Bins) -> dict[str, list[float]]:
 
 
 def histogram_rows(days: list[Trajectory], bins: Bins) -> dict[str, np.ndarray]:
-    """metric -> (days, bins) counts: one row per day, so bootstrap resamples are row sums."""
+    """metric -> (days, bins) counts: one row per day, so a bootstrap resample is a weighted row sum.
+
+    Values outside a metric's edges land in its first or last bin."""
     edges = bins.edges
-    rows = {m: np.zeros((len(days), len(edges[m]) - 1)) for m in REPORTED}
+    day_index: dict[str, list[int]] = {m: [] for m in REPORTED}
+    values: dict[str, list[float]] = {m: [] for m in REPORTED}
     for i, day in enumerate(days):
-        for metric, values in day_values(day, bins).items():
-            if values:
-                rows[metric][i] = np.histogram(np.clip(values, edges[metric][0], edges[metric][-1] - 1e-9),
-                                               edges[metric])[0]
+        for metric, these in day_values(day, bins).items():
+            day_index[metric] += [i] * len(these)
+            values[metric] += list(these)
+    rows = {}
+    for metric in REPORTED:
+        e = edges[metric]
+        clipped = np.clip(np.asarray(values[metric], float), e[0], e[-1] - 1e-9)
+        rows[metric] = np.zeros((len(days), len(e) - 1))
+        np.add.at(rows[metric], (np.asarray(day_index[metric], int), np.searchsorted(e, clipped, side="right") - 1), 1)
     return rows
 
 
 def jsd_table(generated: dict[str, np.ndarray], real: dict[str, np.ndarray]) -> dict[str, float]:
-    """Per-metric JSD of summed histogram rows, and `mean` over the headline metrics."""
-    table = {m: jsd(generated[m].sum(0), real[m].sum(0)) for m in REPORTED}
+    """Per-metric JSD of two sets' histograms (metric -> counts), and `mean` over the headline metrics."""
+    table = {m: jsd(generated[m], real[m]) for m in REPORTED}
     table["mean"] = float(np.mean([table[m] for m in HEADLINE]))
     return table
+
+
+def _totals(rows: dict[str, np.ndarray], weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """The set's histograms: its rows summed, each day counted `weights[i]` times (once by default)."""
+    return {m: r.sum(0) if weights is None else weights @ r for m, r in rows.items()}
 
 
 def evaluate(generated: list[Trajectory], real: list[Trajectory], bins: Bins) -> dict[str, float]:
     """The JSD table of generated vs real person-days; needs at least MIN_VALID valid samples."""
     if len(generated) < MIN_VALID:
         raise ProceedingsError(f"only {len(generated)} valid samples; metrics need at least {MIN_VALID}")
-    return jsd_table(histogram_rows(generated, bins), histogram_rows(real, bins))
+    return jsd_table(_totals(histogram_rows(generated, bins)), _totals(histogram_rows(real, bins)))
 
 
 def bootstrap_gap(better: list[Trajectory], worse: list[Trajectory], real: list[Trajectory], bins: Bins,
@@ -103,8 +116,8 @@ def bootstrap_gap(better: list[Trajectory], worse: list[Trajectory], real: list[
     rows = [histogram_rows(days, bins) for days in (better, worse, real)]
     gaps = []
     for _ in range(reps):
-        picks = [rng.integers(len(r["location"]), size=len(r["location"])) for r in rows]
-        a, b, r = ({m: rows_[m][p] for m in REPORTED} for rows_, p in zip(rows, picks))
+        a, b, r = (_totals(rows_, np.bincount(rng.integers(n, size=n), minlength=n).astype(float))
+                   for rows_, n in ((x, len(x["location"])) for x in rows))
         gaps.append(jsd_table(b, r)["mean"] - jsd_table(a, r)["mean"])
     low, high = np.percentile(gaps, [2.5, 97.5])
     return float(low), float(high)
@@ -114,5 +127,5 @@ def real_floor(real: list[Trajectory], bins: Bins, seed: int = 0) -> float:
     """Mean JSD between two random halves of the real set: the smallest value sampling noise allows."""
     order = np.random.default_rng(seed).permutation(len(real))
     half = len(real) // 2
-    return jsd_table(histogram_rows([real[i] for i in order[:half]], bins),
-                     histogram_rows([real[i] for i in order[half:]], bins))["mean"]
+    return jsd_table(_totals(histogram_rows([real[i] for i in order[:half]], bins)),
+                     _totals(histogram_rows([real[i] for i in order[half:]], bins)))["mean"]
