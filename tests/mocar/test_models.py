@@ -88,3 +88,20 @@ def test_a_killed_run_resumes_with_the_same_step_counter_and_losses(scenes, tmp_
     resumed = train(MoCAR(SMALL), scenes, cfg, tmp_path / "run.pt")
     assert resumed.steps == 6
     assert np.allclose(resumed.losses, straight.losses, rtol=1e-5)
+
+
+def test_incremental_decoding_with_the_cache_equals_recomputing_the_whole_sequence(scenes):
+    from proceedings.mocar.backbone import Backbone
+
+    torch.manual_seed(0)
+    backbone = Backbone(SMALL.backbone).eval()
+    batch = make_batch(scenes, np.arange(3))
+    tokens, frames = torch.randn(3, 2, 8, 32), batch.frames()[:, None, 1:9].expand(-1, 2, -1, -1)
+    with torch.no_grad():
+        full, _ = backbone(tokens, frames, batch)
+        h, past = backbone(tokens[:, :, :5], frames[:, :, :5], batch)
+        steps = [h]
+        for i in range(5, 8):
+            h, past = backbone(tokens[:, :, i:i + 1], frames[:, :, i:i + 1], batch, first=i, past=past)
+            steps.append(h)
+    assert torch.allclose(full, torch.cat(steps, dim=2), atol=1e-5)

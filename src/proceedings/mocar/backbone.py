@@ -6,11 +6,14 @@ context: map chunks and neighbours, encoded by their pose *relative to the token
 (distance, bearing, relative heading -> Fourier features -> MLP, QCNet style), (3) self-attention across
 the K streams at the same step, (4) an MLP. Only relative poses enter, so predictions are invariant to
 rotating and translating the scene. MoCAR, SMART-lite and QCNet-lite differ only in what they feed in
-and read out, which is how their parameters, d and L are matched.
+and read out, which is how their parameters, d and L are matched. A token never changes once it is
+computed (attention is causal in time and per step across modes), so rollouts decode incrementally:
+each block keeps its earlier tokens' normalised inputs (`past`) and only the new token is computed.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -40,7 +43,7 @@ def fourier(x: torch.Tensor, n: int) -> torch.Tensor:
 
 
 class ContextEncoder(nn.Module):
-    """Map chunks and neighbours as seen from each token's frame: (B, K, T, C, d) and a validity mask."""
+    """Map chunks and neighbours as seen from each token's frame: (B, Kf, T, C, d) and a validity mask."""
 
     def __init__(self, cfg: BackboneConfig):
         super().__init__()
@@ -57,9 +60,9 @@ class ContextEncoder(nn.Module):
         return fourier(torch.cat((xy, dist, torch.cos(rel[..., 2:]), torch.sin(rel[..., 2:])), dim=-1), self.n)
 
     def forward(self, batch: Batch, frames: torch.Tensor, first: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """`frames` (B, K, T, 3) are the frames of tokens first..first+T-1."""
+        """`frames` (B, Kf, T, 3) are the frames of tokens first..first+T-1 (Kf = 1 when streams share them)."""
         B, K, T, _ = frames.shape
-        f = frames[:, :, :, None, :]  # (B, K, T, 1, 3)
+        f = frames[:, :, :, None, :]  # (B, Kf, T, 1, 3)
         mp = batch.map_pose[:, None, None]  # (B, 1, 1, M, 3)
         m_extra = torch.stack((batch.map_length / 8.0, batch.map_intersection), dim=-1)[:, None, None]
         m = self.map(torch.cat((self.pose_features(f, mp), m_extra.expand(B, K, T, -1, -1)), dim=-1))
@@ -73,33 +76,54 @@ class ContextEncoder(nn.Module):
         return torch.cat((m, a, null), dim=3), mask
 
 
+class ContextAttention(nn.Module):
+    """Cross-attention from tokens (B, K, T, d) to their own context (B, Kf, T, C, d), Kf in {1, K}:
+    keys and values are projected once per context and broadcast over the mode streams."""
+
+    def __init__(self, d: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.query, self.key_value, self.out = nn.Linear(d, d), nn.Linear(d, 2 * d), nn.Linear(d, d)
+
+    def forward(self, x: torch.Tensor, ctx: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        B, K, T, d = x.shape
+        Kf, C, h = ctx.shape[1], ctx.shape[3], self.heads
+        q = self.query(x).view(B, K, T, h, 1, d // h)
+        k, v = self.key_value(ctx).view(B, Kf, T, C, 2, h, d // h).unbind(4)
+        scores = q @ k.permute(0, 1, 2, 4, 5, 3) / math.sqrt(d // h)  # (B, K, T, h, 1, C)
+        scores = scores.masked_fill(~mask[:, :, :, None, None, :], float("-inf"))
+        out = torch.softmax(scores, dim=-1) @ v.transpose(3, 4)  # (B, K, T, h, 1, d/h)
+        return self.out(out.reshape(B, K, T, d))
+
+
 class Block(nn.Module):
     def __init__(self, cfg: BackboneConfig):
         super().__init__()
         d, h = cfg.d, cfg.heads
         self.norms = nn.ModuleList(nn.LayerNorm(d) for _ in range(4))
         self.temporal = nn.MultiheadAttention(d, h, batch_first=True)
-        self.context = nn.MultiheadAttention(d, h, batch_first=True)
+        self.context = ContextAttention(d, h)
         self.modes = nn.MultiheadAttention(d, h, batch_first=True) if cfg.mode_attention else None
         self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
 
-    def forward(self, h: torch.Tensor, ctx: torch.Tensor, ctx_mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, h: torch.Tensor, ctx: torch.Tensor, ctx_mask: torch.Tensor,
+                past: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """h (B, K, T, d) new tokens after `past` (B*K, P, d), the earlier tokens' normalised inputs."""
         B, K, T, d = h.shape
         x = self.norms[0](h).reshape(B * K, T, d)
-        causal = torch.triu(torch.ones(T, T, dtype=torch.bool), 1)
-        h = h + self.temporal(x, x, x, attn_mask=causal, need_weights=False)[0].reshape(B, K, T, d)
-        q = self.norms[1](h).reshape(B * K * T, 1, d)
-        kv = ctx.reshape(B * K * T, -1, d)
-        h = h + self.context(q, kv, kv, key_padding_mask=~ctx_mask.reshape(B * K * T, -1),
-                             need_weights=False)[0].reshape(B, K, T, d)
+        keys = x if past is None else torch.cat((past, x), dim=1)
+        P = keys.shape[1] - T
+        causal = torch.ones(T, P + T, dtype=torch.bool).triu(P + 1)
+        h = h + self.temporal(x, keys, keys, attn_mask=causal, need_weights=False)[0].reshape(B, K, T, d)
+        h = h + self.context(self.norms[1](h), ctx, ctx_mask)
         if self.modes is not None and K > 1:
             x = self.norms[2](h).transpose(1, 2).reshape(B * T, K, d)
             h = h + self.modes(x, x, x, need_weights=False)[0].reshape(B, T, K, d).transpose(1, 2)
-        return h + self.mlp(self.norms[3](h))
+        return h + self.mlp(self.norms[3](h)), keys
 
 
 class Backbone(nn.Module):
-    """Token embeddings in, contextualised tokens out; `offsets` place tokens relative to the current step."""
+    """Token embeddings in, contextualised tokens out; `first` places the tokens after the history's start."""
 
     def __init__(self, cfg: BackboneConfig):
         super().__init__()
@@ -109,14 +133,16 @@ class Backbone(nn.Module):
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.layers))
         self.norm = nn.LayerNorm(cfg.d)
 
-    def forward(self, tokens: torch.Tensor, frames: torch.Tensor, batch: Batch, first: int = 0) -> torch.Tensor:
-        """tokens (B, K, T, d) for tokens first..first+T-1 of the batch; frames (B, K, T, 3), or (B, 1, T, 3)
-        when every stream shares its frames (teacher forcing): the context is then encoded once."""
-        B, K, T, _ = tokens.shape
+    def forward(self, tokens: torch.Tensor, frames: torch.Tensor, batch: Batch, first: int = 0,
+                past: list[torch.Tensor] | None = None) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """tokens (B, K, T, d) are tokens first..first+T-1; frames (B, K, T, 3), or (B, 1, T, 3) when the
+        streams share them. Returns the outputs and the cache to pass as `past` with the next tokens."""
+        T = tokens.shape[2]
         offsets = torch.arange(first, first + T) - (batch.history - 1) + MAX_OFFSET
         h = tokens + self.step(offsets)
         ctx, mask = self.context(batch, frames, first)
-        ctx, mask = ctx.expand(B, K, *ctx.shape[2:]), mask.expand(B, K, *mask.shape[2:])
-        for block in self.blocks:
-            h = block(h, ctx, mask)
-        return self.norm(h)
+        cache = []
+        for i, block in enumerate(self.blocks):
+            h, keys = block(h, ctx, mask, None if past is None else past[i])
+            cache.append(keys)
+        return self.norm(h), cache

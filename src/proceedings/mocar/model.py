@@ -70,7 +70,7 @@ class MoCAR(nn.Module):
         recon, mu, logs = self.tokenizer.loss(points, headings, transitions, cfg.beta, generator)
         K = cfg.modes
         inputs = mu[:, None, :-1].expand(-1, K, -1, -1)  # codes of segments 0..n-2, teacher-forced
-        h = self.backbone(self.tokens(inputs, H), frames[:, None, 1:-1], batch)
+        h, _ = self.backbone(self.tokens(inputs, H), frames[:, None, 1:-1], batch)  # frames shared by the streams
         predicted = self.next_code(h)  # (B, K, n-1, D): codes of segments 1..n-1
         seg_pts, seg_T = self.tokenizer.decode(predicted[:, :, H - 1:])  # the F future segments
         trajectory = place(seg_pts, frames[:, None, H].expand(-1, K, -1), seg_T)  # predicted transitions composed
@@ -86,7 +86,11 @@ class MoCAR(nn.Module):
 
     @torch.no_grad()
     def predict(self, batch: Batch, modes: int | None = None, horizon: int | None = None) -> Forecast:
-        """Roll out `horizon` future segments (default: the batch's) in K parallel mode streams."""
+        """Roll out `horizon` future segments (default: the batch's) in K parallel mode streams.
+
+        The history codes are a teacher-forced prefix; each predicted code is kept as the next input
+        token (latent memory) and its decoded transition moves the frame the next token sees from.
+        """
         K = modes or self.cfg.modes
         if K < 1 or K > self.cfg.modes:
             raise ValueError(f"modes must be in 1..{self.cfg.modes}")
@@ -94,22 +98,22 @@ class MoCAR(nn.Module):
         points, headings, _ = batch.segments()
         frames = batch.frames()
         codes = self.tokenizer.encode(points[:, :H], headings[:, :H])[0][:, None].expand(-1, K, -1, -1)
-        token_frames = frames[:, None, 1:H + 1].expand(-1, K, -1, -1)
-        out, logits, clamped = [], None, 0
+        h, past = self.backbone(self.tokens(codes, H), frames[:, None, 1:H + 1], batch)
+        logits = self.mode_logit(h[:, :, H - 1]).squeeze(-1)
+        frame = frames[:, None, H].expand(-1, K, -1)
+        out, clamped = [], 0
         for step in range(horizon):
-            h = self.backbone(self.tokens(codes, H), token_frames, batch)
-            if step == 0:
-                logits = self.mode_logit(h[:, :, H - 1]).squeeze(-1)
             z = self.next_code(h[:, :, -1])  # (B, K, D)
             seg, transition = self.tokenizer.decode(z)
             transition, n = clamp_transition(transition)
             clamped += n
-            frame = token_frames[:, :, -1]
             out.append(to_global(seg, frame))
             if self.cfg.retokenize:  # ablation: the decoded segment is re-encoded (trajectory-space re-tokenisation)
                 z = self.tokenizer.encode(seg, path_headings(seg, transition[..., 2]))[0]
-            codes = torch.cat((codes, z[:, :, None]), dim=2)
-            token_frames = torch.cat((token_frames, compose(frame, transition)[:, :, None]), dim=2)
+            frame = compose(frame, transition)
+            if step + 1 < horizon:
+                h, past = self.backbone(self.tokens(z[:, :, None], H, first=H + step), frame[:, :, None], batch,
+                                        first=H + step, past=past)
         return Forecast(torch.cat(out, dim=2), torch.softmax(logits, -1), clamped)
 
 

@@ -40,7 +40,7 @@ class QCNetLite(nn.Module):
         query = (self.query + self.mode.weight[:modes])[None, :, None].expand(len(feats), -1, -1, -1)
         frames = batch.frames()
         token_frames = torch.cat((frames[:, 1:H + 1], frames[:, H:H + 1]), dim=1)[:, None]  # shared by the K queries
-        h = self.backbone(torch.cat((history, query), dim=2), token_frames, batch)[:, :, H]
+        h = self.backbone(torch.cat((history, query), dim=2), token_frames, batch)[0][:, :, H]
         local = self.head(h).reshape(*h.shape[:2], -1, 2)
         return to_global(local, frames[:, None, H].expand(-1, modes, -1)), self.mode_logit(h).squeeze(-1)
 

@@ -87,7 +87,7 @@ class SmartLite(nn.Module):
 
     def loss(self, batch: Batch, generator: torch.Generator | None = None) -> tuple[torch.Tensor, dict]:
         tokens, frames = self.vocabulary.tokenize(batch.xy, batch.heading, batch.times)
-        h = self.backbone(self.embed(tokens[:, None, :-1]), frames[:, None, 1:-1], batch)
+        h, _ = self.backbone(self.embed(tokens[:, None, :-1]), frames[:, None, 1:-1], batch)
         logits = self.head(h[:, 0])  # (B, n-1, V)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
         return loss, {"cross_entropy": float(loss.detach())}
@@ -99,19 +99,18 @@ class SmartLite(nn.Module):
         H, horizon = batch.history, horizon or batch.future
         tokens, frames = self.vocabulary.tokenize(batch.xy[:, :batch.current + 1], batch.heading[:, :batch.current + 1],
                                                   batch.times[:H + 1])
-        tokens = tokens[:, None].expand(-1, modes, -1)
-        token_frames = frames[:, None, 1:].expand(-1, modes, -1, -1)
-        log_p, out = torch.zeros(tokens.shape[:2]), []
-        for _ in range(horizon):
-            h = self.backbone(self.embed(tokens), token_frames, batch)
+        h, past = self.backbone(self.embed(tokens[:, None].expand(-1, modes, -1)), frames[:, None, 1:], batch)
+        frame = frames[:, None, -1].expand(-1, modes, -1)
+        log_p, out = torch.zeros(len(tokens), modes), []
+        for step in range(horizon):
             probs = torch.softmax(self.head(h[:, :, -1]) / temperature, -1)  # (B, K, V)
             sampled = torch.multinomial(probs.reshape(-1, probs.shape[-1]), 1, generator=generator).reshape(probs.shape[:2])
             log_p += torch.log(probs.gather(-1, sampled[..., None])[..., 0])
-            frame = token_frames[:, :, -1]
             points = to_global(self.vocabulary.points[sampled], frame)
             out.append(points)
             # re-tokenisation: the decoded trajectory, back in the frame, is matched to the vocabulary again
             again = self.vocabulary.nearest(to_local(points, frame), self.vocabulary.transitions[sampled, 2])
-            tokens = torch.cat((tokens, again[..., None]), dim=2)
-            token_frames = torch.cat((token_frames, compose(frame, self.vocabulary.transitions[again])[:, :, None]), dim=2)
+            frame = compose(frame, self.vocabulary.transitions[again])
+            if step + 1 < horizon:
+                h, past = self.backbone(self.embed(again[:, :, None]), frame[:, :, None], batch, first=H + step, past=past)
         return Forecast(torch.cat(out, dim=2), torch.softmax(log_p, -1))
