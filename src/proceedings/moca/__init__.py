@@ -1,0 +1,1 @@
+"""MoCA: component-level sparse attention for compositional 3D generation."""
