@@ -168,7 +168,7 @@ SYSTEMS: tuple[System, ...] = (
            "trajectories competitively with a single-stage decoder.", needs=("sumo", "sumolib")),
     System("moca", "MoCA: component-level sparse attention for compositional 3D generation",
            "Routing each component's attention to its top-k relevant components plus compressed "
-           "distant ones scales compositional 3D generation without losing quality."),
+           "distant ones scales compositional 3D generation without losing quality.", needs=("trimesh",)),
 )
 
 _BY_SLUG = {system.slug: system for system in SYSTEMS}
