@@ -54,8 +54,8 @@ class ExperimentConfig:
 
 CONFIGS = {
     # issue 28 tiny: 256 images per profile at 16x16, ~150 steps, bag-of-words encoder.
-    "tiny": ExperimentConfig(train_images=256, train_size=16, bench_layouts=64, convergence_layouts=64,
-                             stats_images=128, annotate_images=32, probe_images=128, encoder="bow",
+    "tiny": ExperimentConfig(train_images=256, train_size=16, bench_layouts=64, convergence_layouts=32,
+                             stats_images=100, annotate_images=24, probe_images=128, encoder="bow",
                              model=ModelConfig(0, (16, 32, 64)),
                              train=TrainConfig(steps=150, batch=32, lr=1e-3, ema=0.99, checkpoint_every=50),
                              probe_steps=200, sample_steps=8),

@@ -1,11 +1,12 @@
 """The OverLayBench-style meter on frozen probes (spec §5 E2): mIoU, O-mIoU, SR_E, SR_R per layout.
 
 - mIoU: per object, the pixels inside its box that the segmenter labels with its colour, IoU with its
-  true visible mask.
-- O-mIoU: per valid overlap, inside the true region the pixels labelled with the front object's colour,
-  IoU with the front object's visible part of the region.
+  true visible mask (pixels of other same-coloured objects left out of both).
+- O-mIoU: per valid overlap, in the part of the true region where one of the pair is on top (a third
+  object may cover the rest), the pixels labelled with the front object's colour, IoU with that part.
 - SR_E: the crop classifier names the object's colour (and, reported beside it, its shape).
-- SR_R: in the region, the colour that wins most pixels is the front object's.
+- SR_R: in that part of the region, the front object's colour wins more pixels than the back one's.
+A reader of the ground truth scores 1 on every metric (tests/overlay/test_meter.py).
 Only valid overlaps of two differently coloured objects are relations (same colours cannot be told apart).
 """
 
@@ -42,7 +43,11 @@ def measure(images: torch.Tensor, examples: list[Example], probes: Probes) -> di
         if sprites:
             ious, right_colour, right_shape = [], [], []
             for j, sprite in enumerate(sprites):
-                predicted = box_mask(example.boxes[j], (size, size)) & (classes[k] == colour_class(sprite.colour))
+                twins = np.zeros((size, size), bool)  # other objects of the same colour
+                for other, o in enumerate(sprites):
+                    if other != j and o.colour == sprite.colour:
+                        twins |= example.rendering.visible[other]
+                predicted = box_mask(example.boxes[j], (size, size)) & (classes[k] == colour_class(sprite.colour)) & ~twins
                 ious.append(_iou(predicted, example.rendering.visible[j]))
                 right_colour.append(int(colour[cursor + j]) == COLOUR_NAMES.index(sprite.colour))
                 right_shape.append(int(shape[cursor + j]) == SHAPES.index(sprite.shape))
@@ -51,12 +56,15 @@ def measure(images: torch.Tensor, examples: list[Example], probes: Probes) -> di
         if example.pairs:
             o_ious, wins = [], []
             for pair in example.pairs:
-                front = colour_class(sprites[pair.front].colour)
-                truth = pair.region & example.rendering.visible[pair.front]
-                o_ious.append(_iou(pair.region & (classes[k] == front), truth))
-                counts = np.bincount(classes[k][pair.region], minlength=1 + len(COLOUR_NAMES))
-                wins.append(int(counts.argmax()) == front)
-            out["o_miou"][k], out["sr_r"][k] = np.mean(o_ious), np.mean(wins)
+                back = pair.j if pair.front == pair.i else pair.i
+                front_class, back_class = colour_class(sprites[pair.front].colour), colour_class(sprites[back].colour)
+                shown = pair.region & (example.rendering.visible[pair.i] | example.rendering.visible[pair.j])
+                if not shown.any():
+                    continue
+                o_ious.append(_iou(shown & (classes[k] == front_class), shown & example.rendering.visible[pair.front]))
+                wins.append((classes[k][shown] == front_class).sum() > (classes[k][shown] == back_class).sum())
+            if o_ious:
+                out["o_miou"][k], out["sr_r"][k] = np.mean(o_ious), np.mean(wins)
     return out
 
 
