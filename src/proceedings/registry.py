@@ -132,7 +132,8 @@ SYSTEMS: tuple[System, ...] = (
            "video generator follow online edit operations while preserving the world."),
     System("ovie", "OVIE: in-the-wild monocular novel-view synthesis",
            "Pseudo-target views from a frozen depth estimator train a novel-view synthesiser without "
-           "multi-view data that needs no depth at inference."),
+           "multi-view data that needs no depth at inference.",
+           needs=("skimage", "cv2", "pytorch_msssim")),
     System("rwopd", "RWOPD: reward-weighted on-policy distillation for SystemVerilog assertions",
            "Weighting on-policy distillation by an open property-equivalence checker's reward beats "
            "SFT and plain on-policy distillation on NL2SVA, most on temporal properties.",

@@ -46,6 +46,7 @@ def test_resume_at_step_20_equals_an_uninterrupted_40_step_run_with_the_gan_on(s
     assert whole.log.losses == resumed.log.losses
 
 
+@pytest.mark.filterwarnings("ignore:Detected call of")  # the skipped step never calls optimizer.step()
 def test_a_non_finite_step_is_skipped_and_counted(singles):
     trainer = _trainer(singles)
     before = [p.clone() for p in trainer.net.parameters()]
@@ -72,3 +73,18 @@ def test_pseudo_targets_are_masked_where_the_splat_saw_nothing(singles):
     batch = data.batch(np.random.default_rng(0), 8)
     assert batch.mask.any() and not batch.mask.all()
     assert float(batch.target.permute(0, 2, 3, 1)[~batch.mask].abs().max()) == 0.0
+
+
+def test_the_accelerate_path_on_one_cpu_process_trains_exactly_like_the_plain_loop(singles):
+    from dataclasses import replace
+
+    views, depth, valid = singles
+    runs = []
+    for accelerate in (False, True):
+        data = PseudoPairs(views["rgb"], depth, valid, intrinsics(SIZE), PoseSampler())
+        torch.manual_seed(0)
+        trainer = Trainer(replace(CFG, steps=4, gan_start=0.5, accelerate=accelerate), NovelViewNet(SIZE, intrinsics(SIZE)), data)
+        trainer.run()
+        runs.append(trainer)
+    assert runs[1].accelerator is not None and runs[0].log.losses == runs[1].log.losses
+    assert all(torch.equal(a, b) for a, b in zip(runs[0].ema.state_dict().values(), runs[1].ema.state_dict().values()))

@@ -15,6 +15,7 @@ import torch
 from proceedings.ovie.geometry import normals_from_points, splat, unproject
 
 TELEA_RADIUS = 3  # px, OpenCV's usual inpainting radius
+SKY_DEPTH_M = 1000.0  # pixels the estimator calls sky are warped as far-away points (rotation only), as 3D-photo methods do
 
 
 def copy_source(pairs: dict[str, np.ndarray]) -> torch.Tensor:
@@ -22,10 +23,11 @@ def copy_source(pairs: dict[str, np.ndarray]) -> torch.Tensor:
 
 
 def lift(estimator, views: dict, K: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Stage 1: the estimator's depth lifted to points, validity and normals (B, H, W, 3)."""
+    """Stage 1: the estimator's depth lifted to points (sky pushed to SKY_DEPTH_M), validity and normals."""
     depth, valid = estimator.estimate(views)
-    points = unproject(depth.float(), K)
-    return points, valid, normals_from_points(points)
+    depth = torch.where(valid, depth.float(), torch.full_like(depth.float(), SKY_DEPTH_M))
+    points = unproject(depth, K)
+    return points, torch.ones_like(valid), normals_from_points(points)
 
 
 def warp(rgb: torch.Tensor, points: torch.Tensor, valid: torch.Tensor, normals: torch.Tensor, K: np.ndarray,

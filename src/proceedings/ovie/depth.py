@@ -78,16 +78,15 @@ class HFDepth:
     """A local Hugging Face depth model (Depth Anything V2, Depth Pro, ...): never downloads."""
 
     def __init__(self, name: str):
-        from transformers import AutoImageProcessor, AutoModelForDepthEstimation
-
-        try:
-            self.processor = AutoImageProcessor.from_pretrained(name, local_files_only=True)
-            self.model = AutoModelForDepthEstimation.from_pretrained(name, local_files_only=True).eval()
-        except OSError:
+        if not _on_disk(name):  # checked before importing transformers: a missing model fails in a second
             home = os.environ.get("HF_HOME", str(Path.home() / ".cache" / "huggingface"))
             raise ProceedingsError(f"depth model '{name}' is not on disk (looked in {home}/hub/models--"
                                    f"{name.replace('/', '--')} and at the path itself); download it first - "
-                                   "nothing is downloaded at run time") from None
+                                   "nothing is downloaded at run time")
+        from transformers import AutoImageProcessor, AutoModelForDepthEstimation
+
+        self.processor = AutoImageProcessor.from_pretrained(name, local_files_only=True)
+        self.model = AutoModelForDepthEstimation.from_pretrained(name, local_files_only=True).eval()
         self.units = "meters" if "metric" in name.lower() else "relative"
 
     @torch.no_grad()
@@ -100,6 +99,18 @@ class HFDepth:
             depth = 1.0 / depth.clamp_min(1e-6)
             depth = depth / depth.flatten(1).median(1).values[:, None, None]
         return depth, depth > 0
+
+
+def _on_disk(name: str) -> bool:
+    """A local model directory, or a Hugging Face id whose config.json is in the local cache."""
+    if Path(name).is_dir():
+        return (Path(name) / "config.json").exists()
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        return isinstance(try_to_load_from_cache(name, "config.json"), str)
+    except ValueError:  # not a valid repo id either
+        return False
 
 
 def load_estimator(spec: str, config: EstimatorConfig | None = None):

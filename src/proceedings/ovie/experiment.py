@@ -69,8 +69,8 @@ class ExperimentConfig:
 
 CONFIGS = {
     # issue 29 tiny: 32 px, ~60 steps per model (the estimator too), equal example counts.
-    "tiny": ExperimentConfig(size=32, singles=150, pairs=150, test_pairs=40,
-                             estimator=EstimatorConfig(size=32, renders_per_world=100, steps=60, batch=8),
+    "tiny": ExperimentConfig(size=32, singles=120, pairs=120, test_pairs=40,
+                             estimator=EstimatorConfig(size=32, renders_per_world=60, steps=60, batch=8),
                              train=TrainConfig(steps=60, batch=8, lr=2e-3, warmup=5, ema_decay=0.9),
                              bench_batches=(1, 32), bootstrap=1000),
     # laptop scale: the prototype's data sizes with the tiny estimator, GAN and ablation rows.
@@ -212,7 +212,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                            (("copy_", "copy", "psnr"), ("", "ovie", "psnr"), ("", "ovie", "ssim"), ("ft_", "ovie_ft", "psnr"))}}
     metrics["ovie_minus_mv_B_ci"] = list(paired_bootstrap(table["B"]["ovie"]["per_pair_psnr"],
                                                           table["B"]["mv"]["per_pair_psnr"], cfg.bootstrap, seed))
-    metrics["fps_ratio_min"] = min(run["ovie_images_per_s"] / run["pipeline_images_per_s"] for run in fps.values())
+    metrics["fps_ratio_min"] = min(run["ratio"] for run in fps.values())  # pipeline / OVIE CPU seconds per image
     metrics["speed"] = fps
     metrics["table"] = {w: {row: {k: v for k, v in s.items() if k != "per_pair_psnr"} if isinstance(s, dict) else s
                             for row, s in table[w].items()} for w in "AB"}
@@ -264,7 +264,7 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
         f"OVIE(A) >= MV(A) - {IN_DOMAIN_SLACK_DB:g} dB": m["psnr_A"] >= mv_a - IN_DOMAIN_SLACK_DB,
         f"OVIE fine-tuned on A pairs for {FINETUNE_FRACTION:.0%} of its steps: FT(A) >= MV(A) - {FINETUNE_SLACK_DB:g} dB":
             m["ft_psnr_A"] >= mv_a - FINETUNE_SLACK_DB,
-        "OVIE's images/s > the depth + splat + inpaint pipeline's at every bench size and batch (same threads)":
+        "OVIE's images/s > the depth + splat + inpaint pipeline's at every bench size and batch (one thread, CPU clock)":
             m["fps_ratio_min"] > 1,
     }
 

@@ -122,7 +122,7 @@ def plucker(T: torch.Tensor, K: np.ndarray, size: int) -> torch.Tensor:
     R, t = T[:, :3, :3].float(), T[:, :3, 3].float()
     Rt = R.transpose(1, 2)
     origin = -(Rt @ t[..., None])[..., 0]  # (B, 3)
-    rays = torch.as_tensor(pixel_rays(size, K), dtype=torch.float32)  # (H, W, 3) target frame
+    rays = torch.as_tensor(pixel_rays(size, K), dtype=torch.float32, device=T.device)  # (H, W, 3) target frame
     d = torch.nn.functional.normalize(torch.einsum("bij,hwj->bhwi", Rt, rays), dim=-1)
     m = torch.cross(origin[:, None, None].expand_as(d), d, dim=-1)
     return torch.cat([d, m], dim=-1).permute(0, 3, 1, 2)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from proceedings.ovie.geometry import splat, unproject
+from proceedings.ovie.geometry import splat
 
 
 def psnr(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor | None = None) -> np.ndarray:
@@ -37,10 +37,12 @@ def ssim(pred: torch.Tensor, target: torch.Tensor) -> np.ndarray:
 
 
 def disoccluded(pairs: dict[str, np.ndarray], K: np.ndarray) -> torch.Tensor:
-    """(N, H, W) target pixels that the exact warp of the source does not reach (includes new sky)."""
-    points = unproject(torch.as_tensor(pairs["depth"]).double(), K)
-    _, visible = splat(torch.as_tensor(pairs["rgb"]), points, torch.as_tensor(pairs["valid"]), K,
-                       torch.as_tensor(pairs["T"]).double(), normals=torch.as_tensor(pairs["normal"]).permute(0, 2, 3, 1).double())
+    """(N, H, W) target pixels that the exact warp of the source (true depth, sky far away) does not reach."""
+    from proceedings.ovie.baselines import lift
+    from proceedings.ovie.depth import OracleDepth
+
+    points, valid, normals = lift(OracleDepth(), pairs, K)
+    _, visible = splat(torch.as_tensor(pairs["rgb"]), points, valid, K, torch.as_tensor(pairs["T"]).float(), normals=normals)
     return ~visible
 
 

@@ -92,7 +92,7 @@ class NovelViewNet(nn.Module):
 
     def forward(self, source: torch.Tensor, T: torch.Tensor) -> torch.Tensor:
         """(B, 3, H, W) source, (B, 4, 4) T_src->tgt -> (B, 3, H, W) predicted target in [0, 1]."""
-        rays = plucker(T, self.K.numpy(), self.size).to(source.dtype)
+        rays = plucker(T, self.K.cpu().numpy(), self.size).to(source)
         return torch.sigmoid(self.body(torch.cat([source, rays], dim=1), pose_encoding(T).to(source.dtype)))
 
     def last_layer(self) -> torch.Tensor:

@@ -25,6 +25,9 @@ class Batch:
     mask: torch.Tensor  # (B, H, W) bool: pixels the losses supervise
     T: torch.Tensor  # (B, 4, 4) source -> target
 
+    def to(self, device: torch.device) -> "Batch":
+        return Batch(*(t.to(device) for t in (self.source, self.target, self.mask, self.T)))
+
 
 class PseudoPairs:
     """Single images + frozen-estimator depth -> pseudo-pairs under sampled poses."""

@@ -41,6 +41,8 @@ class TrainConfig:
     d_lr: float = 2e-4
     seed: int = 0
     checkpoint_every: int = 0  # 0 = only at the end when a checkpoint path is given
+    accelerate: bool = False  # Hugging Face Accelerate: GPU / multi-process (accelerate launch), bf16
+    mixed_precision: str = "no"  # "bf16" at full scale (with accelerate)
 
 
 @dataclass
@@ -70,6 +72,16 @@ class Trainer:
         self.disc = PatchDiscriminator()
         self.opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
         self.opt_d = torch.optim.AdamW(self.disc.parameters(), lr=cfg.d_lr, betas=(0.5, 0.9))
+        self.accelerator, self.device = None, torch.device("cpu")
+        if cfg.accelerate:
+            from accelerate import Accelerator
+
+            self.accelerator = Accelerator(mixed_precision=cfg.mixed_precision)
+            self.net, self.disc, self.opt, self.opt_d = self.accelerator.prepare(net, self.disc, self.opt, self.opt_d)
+            self.device = self.accelerator.device
+            self.ema.to(self.device)
+            if isinstance(getattr(features, "__self__", None), torch.nn.Module):
+                features.__self__.to(self.device)
         self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, _lr_factor(cfg))
         self.sched_d = torch.optim.lr_scheduler.LambdaLR(self.opt_d, _lr_factor(cfg))
         self.rng = np.random.default_rng(cfg.seed)
@@ -78,16 +90,21 @@ class Trainer:
         if checkpoint is not None and (state := load_checkpoint(checkpoint)) is not None:
             self._restore(state)
 
+    def plain(self, module: torch.nn.Module) -> torch.nn.Module:
+        """The module without Accelerate's wrapper (DDP), for state dicts and the last layer."""
+        return self.accelerator.unwrap_model(module) if self.accelerator else module
+
     def _state(self) -> dict:
-        return {"model": self.net.state_dict(), "ema": self.ema.state_dict(), "disc": self.disc.state_dict(),
+        return {"model": self.plain(self.net).state_dict(), "ema": self.ema.state_dict(),
+                "disc": self.plain(self.disc).state_dict(),
                 "opt": self.opt.state_dict(), "opt_d": self.opt_d.state_dict(), "sched": self.sched.state_dict(),
                 "sched_d": self.sched_d.state_dict(), "step": self.step, "rng": self.rng.bit_generator.state,
                 "aug": self.aug.get_state(), "torch": torch.get_rng_state(), "log": self.log.__dict__}
 
     def _restore(self, state: dict) -> None:
-        self.net.load_state_dict(state["model"])
+        self.plain(self.net).load_state_dict(state["model"])
         self.ema.load_state_dict(state["ema"])
-        self.disc.load_state_dict(state["disc"])
+        self.plain(self.disc).load_state_dict(state["disc"])
         self.opt.load_state_dict(state["opt"])
         self.opt_d.load_state_dict(state["opt_d"])
         self.sched.load_state_dict(state["sched"])
@@ -105,15 +122,15 @@ class Trainer:
         return self.cfg.gan_weight > 0 and self.step >= self.cfg.gan_start * self.cfg.steps
 
     def train_step(self) -> None:
-        cfg, batch = self.cfg, self.data.batch(self.rng, self.cfg.batch)
+        cfg, batch = self.cfg, self.data.batch(self.rng, self.cfg.batch).to(self.device)
         pred = self.net(batch.source, batch.T)
         loss = rec = self.reconstruction(pred, batch)
         if self.gan_active():
             g = generator_loss(self.disc(pred))
-            loss = rec + cfg.gan_weight * adaptive_weight(rec, g, self.net.last_layer(), cfg.max_d_weight) * g
+            loss = rec + cfg.gan_weight * adaptive_weight(rec, g, self.plain(self.net).last_layer(), cfg.max_d_weight) * g
         self.opt.zero_grad()
         if torch.isfinite(loss):
-            loss.backward()
+            self.accelerator.backward(loss) if self.accelerator else loss.backward()
         grads = [p.grad for p in self.net.parameters() if p.grad is not None]
         if not torch.isfinite(loss) or not all(torch.isfinite(g).all() for g in grads):
             self.log.skipped_nonfinite += 1  # spec §2.4: a non-finite loss or gradient skips the step
@@ -139,16 +156,17 @@ class Trainer:
 
     def _discriminator_step(self, source: torch.Tensor, fake: torch.Tensor) -> None:
         """Hinge loss: augmented source images are real, predictions fake (spec §2.4)."""
-        d_loss = hinge_d_loss(self.disc(diff_augment(source, self.aug)), self.disc(diff_augment(fake, self.aug)))
+        real, fake = (diff_augment(x.cpu(), self.aug).to(self.device) for x in (source, fake))
+        d_loss = hinge_d_loss(self.disc(real), self.disc(fake))
         self.opt_d.zero_grad()
-        d_loss.backward()
+        self.accelerator.backward(d_loss) if self.accelerator else d_loss.backward()
         self.opt_d.step()
         self.sched_d.step()
 
     @torch.no_grad()
     def _update_ema(self) -> None:
         decay = min(self.cfg.ema_decay, (1 + self.step) / (10 + self.step))
-        for e, p in zip(self.ema.parameters(), self.net.parameters()):
+        for e, p in zip(self.ema.parameters(), self.plain(self.net).parameters()):
             e.lerp_(p, 1 - decay)
 
     def run(self, until: int | None = None, desc: str = "train") -> TrainLog:
