@@ -1,5 +1,8 @@
 """The simulator keeps its parameters; the tokenisation is exact; the JSD behaves like a divergence."""
 
+import json
+from collections import Counter
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,7 +12,8 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.mobta.baselines import fit_behaviour
 from proceedings.mobta.feeds import load_city
 from proceedings.mobta.fields import city_fields
-from proceedings.mobta.metrics import MIN_VALID, Bins, evaluate, jsd
+from proceedings.mobta.generation import Samples
+from proceedings.mobta.metrics import MIN_VALID, Bins, day_values, evaluate, histogram_rows, jsd
 from proceedings.mobta.simulator import DEFAULT, SHIFTED, SLOTS_PER_HOUR, person_days
 from proceedings.mobta.synthetic_city import CityDesign
 from proceedings.mobta.tokenization import InvalidSample, TrajTokenizer
@@ -92,3 +96,20 @@ def test_fewer_than_50_valid_samples_is_an_error_not_a_number(fields):
     days = person_days(fields, 100, 3)
     with pytest.raises(ProceedingsError, match=f"at least {MIN_VALID}"):
         evaluate(days[:MIN_VALID - 1], days, Bins.for_city(fields.centres_km))
+
+
+def test_histogram_rows_equal_numpy_histograms_of_each_days_values(fields):
+    days = person_days(fields, 60, 4)
+    bins = Bins.for_city(fields.centres_km)
+    rows = histogram_rows(days, bins)
+    for i, day in enumerate(days):
+        for metric, values in day_values(day, bins).items():
+            edges = bins.edges[metric]
+            expected = np.histogram(np.clip(values, edges[0], edges[-1] - 1e-9), edges)[0] if values else 0
+            assert np.array_equal(rows[metric][i], expected + np.zeros(len(edges) - 1))
+
+
+def test_kept_samples_read_back_as_the_same_samples():
+    kept = Samples("mob", [Trajectory(((0, 3), (16, 40), (35, 3)))], Counter({"no <eos>": 2}), tokens=17, wall_s=0.5)
+    again = Samples.from_dict(json.loads(json.dumps(kept.to_dict())))
+    assert again == kept and again.validity == pytest.approx(1 / 3)
