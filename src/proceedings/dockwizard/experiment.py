@@ -90,6 +90,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                                     sample_designs(trained, conditions, config.designs, config.temperature,
                                                    config.top_p, seed=config.seed)))
         timings[f"train_{arm}_s"], params[arm] = round(t.wall_s, 2), parameter_count(trained.model)
+        timings[f"train_{arm}_cpu_s"] = round(t.cpu_s, 2)
         losses[arm] = [round(trained.losses[0], 3), round(trained.losses[-1], 3)]
         timings[f"train_{arm}_steps_per_s"] = round(trained.steps_per_s, 2)
     designs["target"] = {c.id: [c.target] for c in conditions}
@@ -99,7 +100,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         designs["ligandmpnn"] = {c.id: judge.design_sequences(c, root, config.designs) for c in conditions}
     with stopwatch() as t:
         rows = evaluate(designs, conditions, root, judge)
-    timings["evaluate_s"] = round(t.wall_s, 2)
+    timings["evaluate_s"], timings["evaluate_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
+    timings["designs_scored_per_min"] = round(60 * sum(r.vina is not None for r in rows) / max(t.wall_s, 1e-9), 2)
     metrics, baseline = measure(rows, config)
     metrics.update({"parameters": params, "loss_first_last": losses, "timings": timings})
     out = artifact_dir("dockwizard", scale)

@@ -60,7 +60,7 @@ def train(samples: list[Sample], model_config: ModelConfig, train_config: TrainC
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
-        losses.append(float(loss))
+        losses.append(loss.item())
         if checkpoint and (step + 1) % train_config.checkpoint_every == 0:
             save_checkpoint(checkpoint, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                                          "step": step + 1, "losses": losses})

@@ -1,0 +1,48 @@
+"""The LigandMPNN judge packs exactly the given pocket on its fixed backbone (only designed residues are read
+back, so undesigned atoms stay the input's); the CLI's bad-input
+paths are one-line errors; the evaluator records every design, failures included."""
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from proceedings.dockwizard.assets import has_ligandmpnn
+from proceedings.dockwizard.cli import app
+from proceedings.dockwizard.data import FIXTURE, load_samples
+from proceedings.dockwizard.evaluate import evaluate, summarise
+
+needs_ligandmpnn = pytest.mark.skipif(not has_ligandmpnn(), reason="LigandMPNN venv missing: run `make dockwizard-assets`")
+
+
+@pytest.mark.slow  # one LigandMPNN subprocess: ~1 min of CPU, mostly torch start-up and weights
+@needs_ligandmpnn
+def test_packed_designs_carry_their_residues_and_undesigned_atoms_are_unchanged(tmp_path):
+    from proceedings.dockwizard.judge import LigandMPNNJudge
+
+    sample = min(load_samples(), key=lambda s: len(s.pocket))
+    design = "".join("W" if a != "W" else "F" for a in sample.target[:3]) + sample.target[3:]
+    (pack,) = LigandMPNNJudge().pack([(sample, design)], FIXTURE, tmp_path)
+    assert not pack.error and "".join(r.letter for r in pack.residues) == design
+    assert np.isfinite(pack.log_likelihood)
+    shell = sample.scaffold_complex(FIXTURE)
+    for packed in pack.residues:  # the packer rewrites the backbone it was given to within 0.1 Å
+        native = shell.residue(packed.key)
+        for atom in ("N", "CA", "C"):
+            assert np.allclose(packed.atoms[atom], native.atoms[atom], atol=0.1)
+
+
+def test_invalid_designs_are_recorded_with_their_error_and_never_dropped():
+    sample = load_samples()[0]
+    rows = evaluate({"arm": {sample.id: ["XX", sample.target]}}, [sample], FIXTURE, judge=None, stages=("sequence",))
+    assert [r.valid for r in rows] == [False, True] and "invalid pocket" in rows[0].error
+    assert summarise(rows)["designs"] == 2
+
+
+def test_profile_and_bad_inputs_on_the_command_line(pdb_folder):
+    runner = CliRunner()
+    done = runner.invoke(app, ["profile", str(pdb_folder / "6WQA.cif"), "--ligand", "ZMA"])
+    assert done.exit_code == 0 and "Asn253" in done.output and "Phe168" in done.output
+    done = runner.invoke(app, ["profile", str(pdb_folder / "6WQA.cif"), "--ligand", "ZMA", "--masked"])
+    assert "The residue at position A253" in done.output
+    bad = runner.invoke(app, ["profile", str(pdb_folder / "6WQA.cif"), "--ligand", "QQQQ"])
+    assert bad.exit_code != 0
