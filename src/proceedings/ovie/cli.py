@@ -154,7 +154,7 @@ def evaluate(ckpt: Path = typer.Option(..., help="model.pt"), test: Path = typer
         if name == "copy":
             rows["copy"] = copy_source(pairs)
         elif name == "warp-inpaint":
-            rows[f"warp_inpaint_{depth}"] = warp_inpaint(load_estimator(depth), pairs, K)
+            rows[f"warp_inpaint_{depth}"] = warp_inpaint(load_estimator(depth, _preset_estimator()), pairs, K)
         else:
             raise ProceedingsError(f"unknown baseline '{name}'; choose copy or warp-inpaint")
     report = {name: {k: v for k, v in scores(pred, pairs, holes).items() if k != "per_pair_psnr"} for name, pred in rows.items()}
@@ -187,11 +187,18 @@ def bench_fps(ckpt: Path = typer.Option(None, help="model.pt (default: untrained
         views = render_set(RenderSpec("A", batch, size, 5001, pairs=True))
         return views, torch.as_tensor(views["T"]).float()
 
-    result = bench(make_net, load_estimator(depth), make_views, _ints(sizes), _ints(batches))
+    result = bench(make_net, load_estimator(depth, _preset_estimator()), make_views, _ints(sizes), _ints(batches))
     for key, row in result.items():
         console.print(f"{key:10s} OVIE {row['ovie_images_per_cpu_s']:8.1f} img/CPU-s   pipeline {row['pipeline_images_per_cpu_s']:8.1f} "
                       f"img/CPU-s   ratio {row['ratio']:.2f}x (wall {row['wall_ratio']:.2f}x)   stages CPU-ms/img "
                       f"{json.dumps({k: round(v, 2) for k, v in row['pipeline_stage_cpu_ms_per_image'].items()})}")
+
+
+def _preset_estimator():
+    """The tiny preset's estimator config: `reproduce ovie --scale tiny` has usually trained and cached it."""
+    from proceedings.ovie.experiment import experiment_config
+
+    return experiment_config("tiny").estimator
 
 
 def _ints(text: str) -> tuple[int, ...]:
