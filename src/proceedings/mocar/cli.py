@@ -47,7 +47,11 @@ def sim(out: Path = typer.Option(..., "-o", "--out", help="Directory for the sha
 
 
 def _scenes(data: Path, skip_invalid: bool):
+    """Load scenarios (and put torch on $PROCEEDINGS_THREADS threads, default 1, before any model work)."""
+    from proceedings.core.runtime import set_threads
     from proceedings.mocar.scenarios import load
+
+    set_threads()
 
     scenes, report = load(data, skip_invalid)
     if report["skipped_invalid"]:

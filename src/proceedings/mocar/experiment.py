@@ -60,7 +60,7 @@ class ExperimentConfig:
         return asdict(self)
 
 
-BACKBONE = {"tiny": BackboneConfig(d=32, layers=2, heads=2, fourier=3), "small": BackboneConfig(d=64, layers=3, heads=4),
+BACKBONE = {"tiny": BackboneConfig(d=32, layers=2, heads=2, fourier=3), "small": BackboneConfig(d=64, layers=2, heads=4),
             "paper": BackboneConfig(d=128, layers=4, heads=8)}
 CONFIGS = {
     # issue 25 tiny: 1 grid network x 120 s, tiny models, 100 steps (held-out vehicles of the same network)
@@ -72,11 +72,11 @@ CONFIGS = {
         bootstrap=500),
     # issue 25 small: A = 8 grid networks x 600 s (6 train, 2 held out), B = 4 spider/rand networks
     "small": ExperimentConfig(
-        city_a=SimSpec("A", 8, 600.0, 0, "av2", stride_s=2.0, max_windows=2500),
+        city_a=SimSpec("A", 8, 600.0, 0, "av2", stride_s=2.0, max_windows=1500),
         city_b=SimSpec("B", 4, 300.0, 100, "av1", stride_s=2.0, max_windows=600),
         test_networks=2, mocar=MoCARConfig(BACKBONE["small"], code_dim=16, tokenizer_hidden=128, modes=6),
-        train=TrainConfig(steps=1200, batch=32, lr=1e-3, warmup=50, checkpoint_every=100),
-        max_eval=800, ablations=("beta0", "no_alignment", "frozen_tokenizer"), checkpoints=True),
+        train=TrainConfig(steps=400, batch=16, lr=1e-3, warmup=20, checkpoint_every=25),
+        max_eval=400, ablations=("beta0", "no_alignment", "frozen_tokenizer"), checkpoints=True),
     # the paper's setting on SUMO: bigger decoder, more data and steps (GPU; AV2 itself via `mocar train --data-dir`)
     "paper": ExperimentConfig(
         city_a=SimSpec("A", 32, 1800.0, 0, "av2", stride_s=1.0, max_windows=10000),

@@ -61,10 +61,16 @@ def summarise(scores: PerScenario, steps_per_second: int = 10) -> dict:
 
 
 def off_road_rate(endpoints: np.ndarray, lane_points: list[np.ndarray]) -> float:
-    """Share of endpoints (n, K, 2) farther than 2.5 m from their scenario's lane points (list of (P, 2))."""
+    """Share of endpoints (n, K, 2) farther than 2.5 m from their scenario's lane points (list of (P, 2));
+    scenarios of one network share its array, and its search tree is built once."""
     from scipy.spatial import cKDTree
 
-    far = [cKDTree(lanes).query(ends)[0] > OFF_ROAD_M for ends, lanes in zip(endpoints, lane_points)]
+    trees: dict[int, cKDTree] = {}
+    far = []
+    for ends, lanes in zip(endpoints, lane_points):
+        if id(lanes) not in trees:
+            trees[id(lanes)] = cKDTree(lanes)
+        far.append(trees[id(lanes)].query(ends)[0] > OFF_ROAD_M)
     return float(np.mean(far)) if far else 0.0
 
 
