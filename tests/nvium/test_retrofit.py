@@ -103,6 +103,7 @@ def test_a_retrofit_with_trained_exits_and_fitted_gates_still_samples_exactly(tm
     import numpy as np
 
     from proceedings.nvium.exit_heads import fit_exit_heads
+    from proceedings.nvium.retrofit_experiment import cached_features
     from proceedings.nvium.router_fit import exit_features, exit_hiddens, fit_gates, install_gates, mixture_nll
 
     model = retrofit_llama(tiny_llama(), (1, 2, 3, 4), tokenizer="tiny", adapter_rank=4)
@@ -111,7 +112,10 @@ def test_a_retrofit_with_trained_exits_and_fitted_gates_still_samples_exactly(tm
     assert exit_hiddens(model, ids, 32, 1024, tmp_path / "hiddens.pt").hiddens.equal(data.hiddens)  # cached
     fit_exit_heads(model, data, epochs=2, checkpoint=tmp_path / "heads.pt", lr=1e-2, batch_size=128, progress=False)
     assert any(a.up.weight.abs().max() > 0 for a in model.exit_adapters)  # the adapters really are in play
-    weight, bias = fit_gates(exit_features(model, data), model.config.depth_fractions(), depth_penalty=0.5, steps=60)
+    features = cached_features(model, data, tmp_path / "features.pt")
+    again = cached_features(model, data, tmp_path / "features.pt")  # read back, not recomputed
+    assert again.gate_inputs.equal(features.gate_inputs) and again.log_likelihoods.equal(features.log_likelihoods)
+    weight, bias = fit_gates(features, model.config.depth_fractions(), depth_penalty=0.5, steps=60)
     install_gates(model, weight, bias)
     with torch.no_grad():  # the features are what the model computes: same mixture weights from its own forward
         window = torch.from_numpy(ids[:33].astype("int64"))[None]

@@ -16,12 +16,13 @@ import math
 from dataclasses import asdict, dataclass
 
 from proceedings.core.results import Result, results_root
-from proceedings.core.runtime import atomic_write_text, seed_everything, stopwatch
+from proceedings.core.runtime import atomic_write_text, load_checkpoint, save_checkpoint, seed_everything, stopwatch
 from proceedings.nvium.baselines import matched_baseline
 from proceedings.nvium.data import SHAKESPEARE, resolve_corpus
 from proceedings.nvium.exit_heads import exit_head_parameters, fit_exit_heads
 from proceedings.nvium.retrofit import SMOLLM2_EXITS, load_retrofit
-from proceedings.nvium.router_fit import exit_features, exit_hiddens, fit_gates, install_gates, mixture_nll
+from proceedings.nvium.router_fit import (ExitFeatures, ExitHiddens, exit_features, exit_hiddens, fit_gates,
+                                          install_gates, mixture_nll)
 from proceedings.nvium.speed import benchmark_models
 
 MAX_BPB_COST = 0.05  # issue 18: mixture bpb <= SmolLM2's + 0.05 on held-out text
@@ -66,11 +67,13 @@ def reproduce_retrofit(cfg: RetrofitConfig = RetrofitConfig(), seed: int = 0) ->
         train = exit_hiddens(model, corpus.train, cfg.seq_len, cfg.train_tokens, cache / f"hiddens-train-{cfg.train_tokens}.pt")
         held_out = exit_hiddens(model, corpus.val, cfg.seq_len, cfg.eval_tokens, cache / f"hiddens-val-{cfg.eval_tokens}.pt")
         fit_part, dev_part = train.split(0.75)
-        logit_lens = exit_features(model, held_out).log_likelihoods.mean(0).tolist()
+        key = f"{_heads_key(cfg, seed)}-{cfg.eval_tokens}"
+        logit_lens = cached_features(model, held_out, cache / f"features-lens-{key}-val.pt").log_likelihoods.mean(0).tolist()
         with stopwatch() as head_time:
             heads = fit_exit_heads(model, fit_part, cfg.head_epochs, cache / f"heads-{_heads_key(cfg, seed)}.pt",
                                    lr=cfg.head_lr, seed=seed)
-        fit, dev, held_out = exit_features(model, fit_part), exit_features(model, dev_part), exit_features(model, held_out)
+        fit, dev, held_out = (cached_features(model, part, cache / f"features-{key}-{name}.pt")
+                              for part, name in ((fit_part, "fit"), (dev_part, "dev"), (held_out, "val")))
         fractions = model.config.depth_fractions()
         bytes_per_token = corpus.val_bytes_per_token()  # the training works' ratio is close; one scale for both
         plain_dev = -dev.log_likelihoods[:, -1].mean().item()
@@ -100,6 +103,17 @@ def reproduce_retrofit(cfg: RetrofitConfig = RetrofitConfig(), seed: int = 0) ->
     )
     atomic_write_text(results_root() / "nvium" / "retrofit.json", json.dumps(result.to_dict(), indent=2, default=str) + "\n")
     return result
+
+
+def cached_features(model, data: ExitHiddens, path) -> ExitFeatures:
+    """exit_features, kept in `path`: on SmolLM2 each split's pass through four 49 k-word heads takes minutes,
+    so a run stopped after one split resumes after it."""
+    state = load_checkpoint(path)
+    if state is None:
+        features = exit_features(model, data)
+        save_checkpoint(path, {"gate_inputs": features.gate_inputs, "log_likelihoods": features.log_likelihoods})
+        return features
+    return ExitFeatures(state["gate_inputs"], state["log_likelihoods"])
 
 
 def _heads_key(cfg: RetrofitConfig, seed: int) -> str:
