@@ -90,3 +90,19 @@ def test_viz_draws_a_record(dense_dir, tmp_path):
                                  "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert out.stat().st_size > 1000
+
+
+def test_train_l2i_resumes_from_its_checkpoint_and_sample_writes_one_image_per_layout(dense_dir, tmp_path):
+    ckpt = tmp_path / "model.pt"
+    common = ["train-l2i", "--data", str(dense_dir / "annotations.jsonl"), "--out", str(ckpt), "--size", "16",
+              "--batch", "4", "--channels", "8,16,16"]
+    assert runner.invoke(app, [*common, "--steps", "3"]).exit_code == 0
+    again = runner.invoke(app, [*common, "--steps", "3"])
+    assert again.exit_code != 0 and "--resume" in str(again.exception)
+    result = runner.invoke(app, [*common, "--steps", "5", "--resume"])
+    assert result.exit_code == 0 and "step 5:" in result.output
+    out = tmp_path / "samples"
+    result = runner.invoke(app, ["sample", "--ckpt", str(ckpt), "--layouts", str(dense_dir / "annotations.jsonl"),
+                                 "--out", str(out), "--steps", "2"])
+    assert result.exit_code == 0, result.output
+    assert len(list(out.glob("*.png"))) == 6
