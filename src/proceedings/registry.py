@@ -47,13 +47,15 @@ class System:
         system states over the means and 95 % intervals (`core/seeds.py`).
         """
         from proceedings.core import results
-        from proceedings.core.runtime import check_scale, set_threads, stopwatch
+        from proceedings.core.runtime import OPTIONAL_SCALES, check_scale, set_threads, stopwatch
         from proceedings.core.seeds import combine
 
         check_scale(scale)
         if not seeds:
             raise ProceedingsError("no seeds given; pass at least one, e.g. --seeds 0")
         experiment = self.experiment()
+        if scale in OPTIONAL_SCALES and scale not in getattr(experiment, "OPTIONAL_SCALES", ()):
+            raise ProceedingsError(f"system '{self.slug}' has no '{scale}' preset")
         if len(seeds) > 1 and not hasattr(experiment, "verdict"):
             raise ProceedingsError(f"system '{self.slug}' states no verdict over seeds (experiment.verdict)")
         set_threads(threads)

@@ -50,6 +50,8 @@ def test_unknown_slug_and_scale_exit_2():
     implemented = next((s for s in SYSTEMS if s.implemented), get_system("pro"))
     bad_scale = run_cli("reproduce", implemented.slug, "--scale", "huge")
     assert bad_scale.returncode == 2 and "unknown scale 'huge'" in bad_scale.stderr
+    no_long = run_cli("reproduce", "pro", "--scale", "long")  # an optional scale pro does not offer
+    assert no_long.returncode == 2 and "system 'pro' has no 'long' preset" in no_long.stderr
 
 
 def test_report_says_not_run_and_never_a_number_for_systems_without_results(tmp_path):

@@ -69,3 +69,12 @@ def test_cli_reports_bad_input_in_one_line_with_exit_code_2():
     assert done.returncode == 2
     assert "subject 'France' not found in prompt" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("raw", ["soon", "0", "-5"])
+def test_a_bad_long_run_budget_is_one_line_naming_the_variable(monkeypatch, raw):
+    from proceedings.nas.experiment import MAX_MINUTES_ENV, _deadline
+
+    monkeypatch.setenv(MAX_MINUTES_ENV, raw)
+    with pytest.raises(ProceedingsError, match=r"\$PROCEEDINGS_NAS_MAX_MINUTES"):
+        _deadline()

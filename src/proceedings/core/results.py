@@ -136,7 +136,7 @@ def load(system: str, scale: str, root: Path | str | None = None) -> Result:
 
 
 def latest(system: str, root: Path | str | None = None) -> Result | None:
-    """The record at the largest scale that has one (paper > small > tiny), or None."""
+    """The record at the largest scale that has one (paper > long > small > tiny), or None."""
     for scale in reversed(SCALES):
         if result_path(system, scale, root).exists():
             return load(system, scale, root)

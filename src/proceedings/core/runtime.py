@@ -19,7 +19,8 @@ from typing import Any, Iterator
 from proceedings.core.errors import ProceedingsError
 
 THREADS_ENV = "PROCEEDINGS_THREADS"
-SCALES = ("tiny", "small", "paper")
+SCALES = ("tiny", "small", "long", "paper")
+OPTIONAL_SCALES = ("long",)  # run only by systems whose experiment module lists them in OPTIONAL_SCALES
 
 
 def check_scale(scale: str) -> str:

@@ -175,7 +175,7 @@ def stream(run_dir: Path = typer.Argument(..., help="Run directory (created, or 
            data: Optional[Path] = typer.Option(None, "--data", help="CounterFact/ZsRE JSON (default: known facts)."),
            n: int = typer.Option(100, "--n", help="Known-fact requests when --data is not given."),
            top_k: int = typer.Option(5, "--top-k", help="A fact is known when its object is in the top-k."),
-           preset: Optional[str] = typer.Option(None, "--preset", help="tiny | small | paper: the experiment's "
+           preset: Optional[str] = typer.Option(None, "--preset", help="tiny | small | long | paper: the experiment's "
                                                 "lambda, value solve, batch size and evaluation interval."),
            model: str = MODEL, method: str = METHOD, nas: bool = NAS, layers: Optional[str] = LAYERS,
            lam: Optional[float] = LAMBDA, module_tmp: Optional[str] = MODULE_TMP, corpus: Optional[Path] = CORPUS,

@@ -12,8 +12,12 @@ from __future__ import annotations
 import copy
 import json
 import logging
-from dataclasses import asdict, dataclass, field
+import os
+import time
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+
+from proceedings.core.errors import ProceedingsError
 
 from proceedings.core.results import Result, artifact_dir, results_root
 from proceedings.core.runtime import atomic_write_text, load_checkpoint
@@ -30,6 +34,8 @@ CLAIM = ("Rescaling every solved value vector to the unedited model's reference 
          "faster than linearly while NAS's stays within +10 % of the original, and NAS ends the stream with "
          "the higher edit score and the lower perplexity.")
 PAPER = {"horizon_ratio": 4.0, "long_run_gain": 0.722}  # abstract: > 4x horizon, +72.2 % long-run performance
+OPTIONAL_SCALES = ("long",)  # core/runtime.py: the scales beyond tiny / small / paper this system offers
+MAX_MINUTES_ENV = "PROCEEDINGS_NAS_MAX_MINUTES"  # the long run's budget per call; it resumes on the next call
 
 
 @dataclass(frozen=True)
@@ -95,22 +101,28 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     requests, reference = stream_requests(model, tok, cfg, seed)
     out = artifact_dir("nas", scale)
     stream_cfg = cfg.stream_config()
-    runs, metrics, baselines, probes = {}, {"editors": list(cfg.methods)}, {}, {}
+    runs, metrics, baselines, probes = {}, {"editors": list(cfg.methods), "stream_to_collapse": cfg.stop_at_collapse}, {}, {}
     probe = probe_requests(cfg.model, cfg.batch_size)
+    arms = [(method, nas) for method in cfg.methods for nas in (False, True)]
+    hparams = {arm: EditHparams.for_model(model, method=arm[0], nas=arm[1], **cfg.edit_fields()) for arm in arms}
+    deadline = _deadline()
+    for method, nas in arms:  # the streams first: the long run stops at its budget and resumes on the next call
+        runs[_label(method, nas)] = run_dir = out / "runs" / _label(method, nas)
+        state = _run_state(run_dir, hparams[method, nas], stream_cfg, requests)
+        if state != "finished" and time.perf_counter() < deadline:
+            minutes = None if deadline == float("inf") else (deadline - time.perf_counter()) / 60
+            run_stream(copy.deepcopy(model), tok, requests, hparams[method, nas], run_dir,
+                       replace(stream_cfg, max_minutes=minutes), resume=state == "unfinished", reference_requests=reference)
+    unfinished = [label for label, run_dir in runs.items() if not (run_dir / "summary.json").exists()]
+    if unfinished:
+        raise ProceedingsError(f"nas {scale}: {', '.join(unfinished)} stopped at the ${MAX_MINUTES_ENV} budget; "
+                               f"run `proceedings reproduce nas --scale {scale}` again to continue")
     for method in cfg.methods:
         gains = {}
         for nas in (False, True):
-            hp = EditHparams.for_model(model, method=method, nas=nas, **cfg.edit_fields())
-            label = f"{method}{'+nas' if nas else ''}"
-            gains[label] = loop_gain(model, tok, hp, probe, reference)
-            runs[label] = run_dir = out / "runs" / label
-            state = _run_state(run_dir, hp, stream_cfg, requests)
-            if state != "finished":
-                run_stream(copy.deepcopy(model), tok, requests, hp, run_dir, stream_cfg, resume=state == "unfinished",
-                           reference_requests=reference)
-            if not nas:  # the loop once the base editor's stream has grown W
-                end_state = load_checkpoint(run_dir / "resume" / "state.pt")["editor"]
-                gains[f"{label}@end"] = loop_gain(model, tok, hp, probe, reference, start=end_state)
+            gains[_label(method, nas)] = loop_gain(model, tok, hparams[method, nas], probe, reference)
+        end_state = load_checkpoint(runs[method] / "resume" / "state.pt")["editor"]  # the loop once W has grown
+        gains[f"{method}@end"] = loop_gain(model, tok, hparams[method, False], probe, reference, start=end_state)
         base, ours = comparison(runs[method], runs[f"{method}+nas"])
         base.update(_gain_numbers(gains[method]), **{f"end_{k}": v for k, v in _gain_numbers(gains[f"{method}@end"]).items()})
         ours.update(_gain_numbers(gains[f"{method}+nas"]))
@@ -118,6 +130,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         prefix = "" if method == cfg.methods[0] else f"{method}_"
         metrics.update({prefix + k: v for k, v in ours.items()})
         baselines.update({prefix + k: v for k, v in base.items()})
+    hp = hparams[arms[0]]
     atomic_write_text(out / "loop_gain.json", json.dumps(probes, indent=1))
     plot = plot_runs(runs, out / "norms_and_scores.png", title=f"NAS, {scale}: {cfg.model}, layers {list(hp.layers)}, "
                      f"batch {cfg.batch_size}, lambda={cfg.mom2_update_weight:g}")
@@ -126,6 +139,24 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         baseline={"name": f"{' / '.join(m.upper() for m in cfg.methods)} without NAS (same stream)", **baselines},
         checks=verdict(metrics, baselines), paper=PAPER, paper_source="abstract", config=asdict(cfg), seed=seed, notes=notes(scale, cfg, metrics, baselines),
         artifacts=[str(path.relative_to(results_root())) for path in (plot, out / "loop_gain.json")], device=str(next(model.parameters()).device))
+
+
+def _label(method: str, nas: bool) -> str:
+    return f"{method}{'+nas' if nas else ''}"
+
+
+def _deadline() -> float:
+    """perf_counter() time at which this call stops streaming: now + $PROCEEDINGS_NAS_MAX_MINUTES, else never."""
+    raw = os.environ.get(MAX_MINUTES_ENV)
+    if raw is None:
+        return float("inf")
+    try:
+        minutes = float(raw)
+    except ValueError:
+        raise ProceedingsError(f"${MAX_MINUTES_ENV}={raw!r} is not a number of minutes") from None
+    if minutes <= 0:
+        raise ProceedingsError(f"${MAX_MINUTES_ENV} must be > 0, got {raw}")
+    return time.perf_counter() + 60 * minutes
 
 
 def loop_gain(model, tok, hp: EditHparams, probe, reference, start: dict | None = None) -> LoopGainProbe:
@@ -155,7 +186,8 @@ def _run_state(run_dir: Path, hp: EditHparams, stream_cfg: StreamConfig, request
 
     try:
         params = json.loads((run_dir / "params.json").read_text())
-        same = (params["hparams"] == json.loads(json.dumps(asdict(hp))) and params["stream"] == asdict(stream_cfg)
+        same = (params["hparams"] == json.loads(json.dumps(asdict(hp)))
+                and {**params["stream"], "max_minutes": None} == asdict(replace(stream_cfg, max_minutes=None))
                 and json.loads((run_dir / "requests.json").read_text()) == counterfact_records(requests))
     except (OSError, ValueError, KeyError):
         same = False
@@ -222,9 +254,21 @@ def comparison(base_dir: Path, nas_dir: Path) -> tuple[dict, dict]:
             **solve_convergence(run_dir),
         })
     base, ours = numbers
+    at_base_end = _eval_at(json.loads((nas_dir / "summary.json").read_text())["evals"], base_summary_edits(base_dir))
+    ours.update(score_at_base_end=at_base_end["score"], ppl_at_base_end=at_base_end["ppl"])
     ours["long_run_gain"] = (ours["score"] - base["score"]) / base["score"]
     ours["horizon_ratio"] = ours["horizon_edits"] / base["horizon_edits"] if base["horizon_reached"] else None
     return base, ours
+
+
+def base_summary_edits(run_dir: Path) -> int:
+    """Edits the stream made before it ended (at its horizon, for the long run)."""
+    return json.loads((run_dir / "summary.json").read_text())["final"]["edits"]
+
+
+def _eval_at(evals: list[dict], edits: int) -> dict:
+    """The last evaluation made after at most `edits` edits (NAS's numbers where the base stream ended)."""
+    return [e for e in evals if e["edits"] <= edits][-1]
 
 
 def solve_convergence(run_dir: Path) -> dict:
@@ -255,8 +299,12 @@ MAX_CAP_HIT = 0.10  # value solves count as converged when at most this fraction
 
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
     """Gates, then the claim's conditions, for every editor in `metrics["editors"]` (the first one's
-    numbers are unprefixed, the others' carry "<editor>_"), each decided by the measured numbers."""
+    numbers are unprefixed, the others' carry "<editor>_"), each decided by the measured numbers.
+
+    A stream run to collapse (the long run, `metrics["stream_to_collapse"]`) adds the editing-horizon
+    gate and the paper's horizon ratio, and compares S and perplexity where the base stream ended."""
     checks = {}
+    to_collapse = metrics.get("stream_to_collapse", False)
     for i, editor in enumerate(metrics["editors"]):
         prefix = "" if i == 0 else f"{editor}_"
         ours, base = (lambda key: metrics[prefix + key]), (lambda key: baseline[prefix + key])
@@ -265,11 +313,25 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
                 max(ours("cap_hit"), base("cap_hit")) <= MAX_CAP_HIT,
             f"{editor}: gate: the base editor's loop gain d log||Delta W|| / d log||W|| > {SUPERLINEAR_GAIN} "
             "(the loop can grow ||W|| faster than linearly)": base("loop_gain_update") > SUPERLINEAR_GAIN,
+        })
+        if to_collapse:
+            ratio = ours("horizon_ratio")
+            checks.update({
+                f"{editor}: gate: the base editor reaches its editing horizon within the stream "
+                "(S < half its first value or PPL doubled)": bool(base("horizon_reached")),
+                f"{editor}: NAS's editing horizon exceeds {PAPER['horizon_ratio']:g}x the base editor's (NAS's "
+                "counted to the stream's end when it never collapses)":
+                    ratio is not None and ratio > PAPER["horizon_ratio"],
+            })
+        score, ppl = ("score_at_base_end", "ppl_at_base_end") if to_collapse else ("score", "ppl")
+        has = "has" if to_collapse else "ends with"
+        where = " where the base stream ended" if to_collapse else ""
+        checks.update({
             f"{editor}: the base editor's ||W||_F grows faster than linear (late slope > early slope)":
                 base("slope_late_per_100") > base("slope_early_per_100") and base("weight_growth") > 0,
             f"{editor}: NAS keeps ||W||_F within +10 % of the original": ours("max_weight_growth") <= 0.10,
-            f"{editor}: NAS ends with the higher edit score S": ours("score") > base("score"),
-            f"{editor}: NAS ends with the lower held-out perplexity": ours("ppl") < base("ppl"),
+            f"{editor}: NAS {has} the higher edit score S{where}": ours(score) > base("score"),
+            f"{editor}: NAS {has} the lower held-out perplexity{where}": ours(ppl) < base("ppl"),
         })
     return checks
 
