@@ -65,3 +65,16 @@ def test_native_zma_after_vina_local_optimisation_scores_minus_8_within_1_kcal(a
     scores = vina_scores(complex_.residues, mol)
     assert -9.0 <= scores.optimized <= -7.0
     assert scores.optimized <= scores.score and scores.drift < 2.0
+
+
+def test_openbabel_leaves_freetype_py_the_newer_freetype():
+    """openbabel's wheel bundles FreeType 2.8.0; loaded first it would serve NIV's freetype-py (needs >= 2.8.1)
+    for the rest of the process. A fresh interpreter, as `make test` runs both systems' tests in one."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("freetype")
+    code = ("from proceedings.dockwizard.docking import vina_class; vina_class(); "
+            "import freetype; print(*freetype.version())")
+    version = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert tuple(map(int, version)) >= (2, 8, 1)

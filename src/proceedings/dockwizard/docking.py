@@ -31,10 +31,24 @@ class VinaScores:
     redock_rmsd: float | None = None  # its top pose's RMSD to the conditioning pose, Å
 
 
+def openbabel_modules():
+    """openbabel's `openbabel` and `pybel`. Its wheel bundles FreeType 2.8.0 under the soname every
+    FreeType user shares, and the first one loaded serves the whole process: NIV's variable-font code
+    (freetype-py) needs >= 2.8.1, so freetype-py's newer library is loaded first when it is installed
+    (openbabel works with it)."""
+    try:
+        import freetype  # noqa: F401
+    except ImportError:
+        pass
+    from openbabel import openbabel, pybel
+
+    return openbabel, pybel
+
+
 def vina_class():
     """AutoDock Vina's `Vina`, imported after openbabel: both are SWIG modules, and openbabel loaded
     second aborts the process (an uncaught swig::stop_iteration), so the order is fixed here."""
-    from openbabel import pybel  # noqa: F401  (must precede vina)
+    openbabel_modules()  # must precede vina
     from vina import Vina
 
     return Vina
@@ -42,9 +56,7 @@ def vina_class():
 
 def receptor_pdbqt(residues: list[Residue]) -> str:
     """Receptor PDBQT text via openbabel: polar hydrogens added, AutoDock atom types assigned."""
-    from openbabel import openbabel as ob
-    from openbabel import pybel
-
+    ob, pybel = openbabel_modules()
     ob.obErrorLog.SetOutputLevel(0)
     mol = pybel.readstring("pdb", "\n".join(pdb_lines(residues)))
     mol.OBMol.AddPolarHydrogens()
