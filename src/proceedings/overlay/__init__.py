@@ -5,9 +5,17 @@ The data side: a seeded sprite renderer with exact masks and two profiles (`spar
 pipeline checked against that truth, OverLayScore, statistics and exports. The model side: a small
 GLIGEN-style layout-to-image UNet trained by flow matching, scored by frozen probes
 (mIoU, O-mIoU, SR_E, SR_R).
+
+Public names are imported lazily, so `proceedings list` does not load numpy.
 """
 
-from proceedings.overlay.score import overlayscore
-from proceedings.overlay.synth import generate, make_record
+from importlib import import_module
 
-__all__ = ["generate", "make_record", "overlayscore"]
+_NAMES = {"generate": "synth", "make_record": "synth", "overlayscore": "score"}
+__all__ = list(_NAMES)
+
+
+def __getattr__(name: str):
+    if name not in _NAMES:
+        raise AttributeError(f"module 'proceedings.overlay' has no attribute '{name}'")
+    return getattr(import_module(f"proceedings.overlay.{_NAMES[name]}"), name)
