@@ -89,8 +89,9 @@ class TrainConfig:
 # ---- the loop ----------------------------------------------------------------------------------
 
 def _loop(model: ChunkGenerator, config: TrainConfig, step_fn, checkpoint: Path | None, desc: str,
-          extra_state: dict | None = None) -> list[float]:
-    """Run `step_fn(rng, step) -> loss` for config.steps steps with checkpoint/resume."""
+          until: int | None = None) -> list[float]:
+    """Run `step_fn(rng, step) -> loss` for config.steps steps with checkpoint/resume; `until` stops early
+    at that step (a time-boxed piece of a longer run; the next call resumes from the checkpoint)."""
     opt = torch.optim.AdamW(model.parameters(), lr=config.lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, config.steps)
     rng = np.random.default_rng(config.seed)
@@ -106,7 +107,8 @@ def _loop(model: ChunkGenerator, config: TrainConfig, step_fn, checkpoint: Path 
         start, losses = state["step"], state["losses"]
         log.info("%s: resumed at step %d", desc, start)
     model.train()
-    for step in progress_bar(range(start, config.steps), desc=desc, total=config.steps, initial=start):
+    stop = config.steps if until is None else min(until, config.steps)
+    for step in progress_bar(range(start, stop), desc=desc, total=config.steps, initial=start):
         loss = step_fn(rng, step)
         if not torch.isfinite(loss):
             skips += 1
@@ -122,17 +124,16 @@ def _loop(model: ChunkGenerator, config: TrainConfig, step_fn, checkpoint: Path 
         sched.step()
         losses.append(float(loss.detach()))
         done = step + 1
-        if checkpoint and (done % config.checkpoint_every == 0 or done == config.steps):
+        if checkpoint and (done % config.checkpoint_every == 0 or done == stop):
             save_checkpoint(checkpoint, {"model": model.state_dict(), "optimizer": opt.state_dict(),
                                          "schedule": sched.state_dict(), "numpy": rng.bit_generator.state,
-                                         "torch": torch.get_rng_state(), "step": done, "losses": losses,
-                                         **(extra_state or {})})
+                                         "torch": torch.get_rng_state(), "step": done, "losses": losses})
     model.eval()
     return losses
 
 
 def train_forcing(model: ChunkGenerator, data: SegmentData, surface: str, config: TrainConfig,
-                  checkpoint: Path | None = None, desc: str = "teacher forcing") -> list[float]:
+                  checkpoint: Path | None = None, desc: str = "teacher forcing", until: int | None = None) -> list[float]:
     """Teacher forcing on GT history with one prompt surface (the teacher/B1: explicit; B2: implicit)."""
     def step(rng: np.random.Generator, _: int) -> torch.Tensor:
         ids = rng.integers(0, data.count, config.batch)
@@ -140,7 +141,7 @@ def train_forcing(model: ChunkGenerator, data: SegmentData, surface: str, config
         values, mask = data.tokens(surface, ids)
         return change_weighted_l1(model(history, values, mask), target, history[:, -1], config.change_weight)
 
-    return _loop(model, config, step, checkpoint, desc)
+    return _loop(model, config, step, checkpoint, desc, until)
 
 
 # ---- decoupled distillation ----------------------------------------------------------------------
@@ -167,15 +168,20 @@ class DistillConfig:
 
 def train_distill(student: ChunkGenerator, teacher: ChunkGenerator, data: SegmentData, config: TrainConfig,
                   distill: DistillConfig = DistillConfig(), checkpoint: Path | None = None,
-                  desc: str = "decoupled distillation") -> list[float]:
+                  desc: str = "decoupled distillation", until: int | None = None) -> list[float]:
     """OopsWorld: student on operation tokens + its own history, regressed to the frozen teacher's
     prediction on that same history with the target-scene tokens, plus lambda_gt * GT."""
     teacher = teacher.eval()
     for p in teacher.parameters():
         p.requires_grad_(False)
 
+    stages_seen: list[int] = []
+
     def step(rng: np.random.Generator, i: int) -> torch.Tensor:
         stage = curriculum_stage(i, config.steps, distill.curriculum)
+        if not stages_seen or stages_seen[-1] != stage:
+            stages_seen.append(stage)
+            log.info("%s: step %d, curriculum stage %d", desc, i, stage)
         r = int(rng.integers(0, (distill.max_rollout if stage == 4 else 1) + 1))
         pool = stage_pool(data, stage)
         pool = pool[pool % data.segments >= r]
@@ -197,7 +203,7 @@ def train_distill(student: ChunkGenerator, teacher: ChunkGenerator, data: Segmen
         return (change_weighted_l1(pred, teacher_pred, last, config.change_weight)
                 + distill.lambda_gt * change_weighted_l1(pred, target, last, config.change_weight))
 
-    return _loop(student, config, step, checkpoint, desc)
+    return _loop(student, config, step, checkpoint, desc, until)
 
 
 def snapshot(model: ChunkGenerator) -> ChunkGenerator:
