@@ -318,3 +318,42 @@ def build_episodes(seeds: range | list[int], cache: bool = True, **kwargs) -> li
     if cache:
         atomic_write_bytes(path, pickle.dumps(episodes))
     return episodes
+
+
+SPLITS = {"all": {}, "long": {"segments": 6}, "dynamics:low": {"operators": LOW_DYNAMIC, "depths": (1,)},
+          "dynamics:high": {"operators": HIGH_DYNAMIC, "depths": (1, 2)}}
+
+
+def split_options(split: str) -> dict:
+    """Benchmark splits (spec §2.3): all, long, dynamics:low|high, family:NAME, composite:K."""
+    from proceedings.oopsworld.taxonomy import FAMILIES
+
+    if split in SPLITS:
+        return dict(SPLITS[split])
+    kind, _, value = split.partition(":")
+    if kind == "family" and value in FAMILIES:
+        return {"operators": tuple(n for n, o in OPERATORS.items() if o.family == value), "depths": (1,)}
+    if kind == "composite" and value in ("1", "2", "3"):
+        return {"depths": (int(value),)}
+    raise ProgramError(f"unknown split '{split}'; use all, long, dynamics:low, dynamics:high, composite:1|2|3 or "
+                       f"family:{'|'.join(FAMILIES)}")
+
+
+def save_episodes(episodes: list[Episode], out: Path) -> Path:
+    """frames.npz (E, T, H, W, 3 uint8) + episodes.jsonl (scenes, programs, both prompts, probes)."""
+    import io
+    import json
+    from dataclasses import asdict
+
+    from proceedings.core.runtime import atomic_write_bytes, atomic_write_text
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, frames=np.stack([ep.frames for ep in episodes]))
+    atomic_write_bytes(out / "frames.npz", buffer.getvalue())
+    lines = [json.dumps({"seed": ep.seed, "scenes": ep.scenes, "programs": [p.to_dict() for p in ep.programs],
+                         "implicit": ep.implicit, "explicit": ep.explicit,
+                         "probes": [asdict(p) for p in ep.probes], "motions": ep.motions}) for ep in episodes]
+    atomic_write_text(out / "episodes.jsonl", "\n".join(lines) + "\n")
+    return out

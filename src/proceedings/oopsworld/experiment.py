@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -78,22 +79,46 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         load_wan_teacher()  # a one-line error within seconds when no local weights are there
     timings: dict[str, float] = {}
     with stopwatch() as t:
-        train = build_episodes(range(seed * 100_000, seed * 100_000 + config.train_episodes),
-                               segments=config.train_segments, stage=None, frames=config.frames, size=config.size,
-                               max_objects=config.max_objects)
+        data = training_data(config)
+    timings["train_data_s"], timings["train_data_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
+    arms, losses = train_arms(config, data, timings)
+    report = benchmark_arms(config, arms, timings)
+    summary, b1 = report["arms"], report["b1_gap"]
+    metrics = {**summary["oopsworld"], "gates": report["gates"], "losses_first_last": losses, "timings": timings}
+    baseline = {"name": "B2 op-SFT (operation prompt, teacher forcing)", **summary["b2"],
+                "b1": {"explicit": summary["b1_explicit"], "implicit": summary["b1_implicit"], **b1}}
+    out = artifact_dir("oopsworld", scale)
+    (out / "per_episode.json").write_text(json.dumps(report["per_episode"], indent=1))
+    checks = verdict(metrics, baseline)
+    return Result(system="oopsworld", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline, checks=checks,
+                  paper=PAPER, paper_source="abstract",
+                  config={**asdict(config), "matched": MATCHED, "benchmark": f"{config.bench_episodes} episodes x "
+                          f"{config.bench_segments} segments, both surfaces, same for every arm"},
+                  seed=seed, notes=notes(metrics, baseline, checks), artifacts=[f"oopsworld/{scale}/per_episode.json"])
+
+
+def training_data(config: Config):
+    """The training episodes (every curriculum stage in the pool) with both surfaces' tokens."""
+    train = build_episodes(range(config.seed * 100_000, config.seed * 100_000 + config.train_episodes),
+                           segments=config.train_segments, stage=None, frames=config.frames, size=config.size,
+                           max_objects=config.max_objects)
+    return segment_data(train, config.encoder)
+
+
+def benchmark_arms(config: Config, arms: dict[str, ChunkGenerator], timings: dict | None = None) -> dict:
+    """Gates, then every arm rolled out on the benchmark (B1 = the teacher on both surfaces)."""
+    timings = {} if timings is None else timings
+    with stopwatch() as t:
         bench = build_episodes(range(10_000_000, 10_000_000 + config.bench_episodes), segments=config.bench_segments,
                                stage=4, frames=config.frames, size=config.size, max_objects=config.max_objects)
         easy = build_episodes(range(20_000_000, 20_000_000 + config.easy_episodes), segments=3, stage=4,
                               frames=config.frames, size=config.size, max_objects=2, depths=(1,))
-    timings["data_s"], timings["data_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
+        bench_data, easy_data = segment_data(bench, config.encoder), segment_data(easy, config.encoder)
+    timings["bench_data_s"], timings["bench_data_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
     with stopwatch() as t:
         readers = train_readers(config.probe)
     timings["probes_s"], timings["probes_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
-    train_data, bench_data, easy_data = (segment_data(eps, config.encoder) for eps in (train, bench, easy))
-
-    arms, losses = train_arms(config, train_data, timings)
     gates = measure_gates(arms, bench_data, bench, easy_data, easy, readers)
-    dd_gt = gates["dd_gt"]
     scores = {}
     with stopwatch() as t:
         for name, model, surface in (("oopsworld", arms["oopsworld"], "implicit"), ("b2", arms["b2"], "implicit"),
@@ -101,29 +126,24 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                                      ("b1_explicit", arms["teacher"], "explicit")):
             scores[name] = score_videos(generate(model, bench_data, surface), bench, readers)
     timings["benchmark_s"], timings["benchmark_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
-    summary = {name: s.summary(dd_gt) for name, s in scores.items()}
+    summary = {name: s.summary(gates["dd_gt"]) for name, s in scores.items()}
     b1e, b1i = scores["b1_explicit"], scores["b1_implicit"]
-    metrics = {**summary["oopsworld"], "gates": gates, "losses_first_last": losses, "timings": timings}
-    baseline = {"name": "B2 op-SFT (operation prompt, teacher forcing)", **summary["b2"],
-                "b1": {"explicit": summary["b1_explicit"], "implicit": summary["b1_implicit"],
-                       "anchor_gap": round(summary["b1_explicit"]["anchor_acc"] - summary["b1_implicit"]["anchor_acc"], 4),
-                       "change_gap": round(summary["b1_explicit"]["change_acc"] - summary["b1_implicit"]["change_acc"], 4),
-                       "anchor_gap_ci95": [round(v, 4) for v in paired_bootstrap_ci(b1e.anchor, b1i.anchor, seed)]}}
-    out = artifact_dir("oopsworld", scale)
-    (out / "per_episode.json").write_text(json.dumps(
-        {name: {"change": s.change.tolist(), "anchor": s.anchor.tolist(), "psnr_by_segment": s.psnr_by_segment.tolist()}
-         for name, s in scores.items()}, indent=1))
-    checks = verdict(metrics, baseline)
-    return Result(system="oopsworld", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline, checks=checks,
-                  paper=PAPER, paper_source="abstract",
-                  config={**asdict(config), "matched": MATCHED, "benchmark": f"{config.bench_episodes} episodes x "
-                          f"{config.bench_segments} segments, both surfaces, same for every arm"},
-                  seed=seed, notes=notes(metrics, baseline, checks), artifacts=["oopsworld/" + scale + "/per_episode.json"])
+    gap = {"anchor_gap": round(summary["b1_explicit"]["anchor_acc"] - summary["b1_implicit"]["anchor_acc"], 4),
+           "change_gap": round(summary["b1_explicit"]["change_acc"] - summary["b1_implicit"]["change_acc"], 4),
+           "anchor_gap_ci95": [round(v, 4) for v in paired_bootstrap_ci(b1e.anchor, b1i.anchor, config.seed)]}
+    per_episode = {name: {"change": s.change.tolist(), "anchor": s.anchor.tolist(),
+                          "psnr_by_segment": s.psnr_by_segment.round(3).tolist()} for name, s in scores.items()}
+    return {"gates": gates, "arms": summary, "b1_gap": gap, "per_episode": per_episode}
 
 
-def train_arms(config: Config, data, timings: dict) -> tuple[dict[str, ChunkGenerator], dict]:
-    """Teacher (= B1) and B2 by teacher forcing, N steps each; OopsWorld = B2@N/2 + N/2 distillation steps."""
+def train_arms(config: Config, data, timings: dict, checkpoints: Path | None = None
+               ) -> tuple[dict[str, ChunkGenerator], dict]:
+    """Teacher (= B1) and B2 by teacher forcing, N steps each; OopsWorld = B2@N/2 + N/2 distillation steps.
+    With `checkpoints` (a folder) every stage checkpoints there and a rerun resumes."""
     import torch
+
+    def ckpt(name: str) -> Path | None:
+        return None if checkpoints is None else Path(checkpoints) / f"{name}.ckpt.pt"
 
     gen_config = GeneratorConfig(channels=config.channels, frames=config.frames, encoder=config.encoder)
     half = config.steps // 2
@@ -132,20 +152,22 @@ def train_arms(config: Config, data, timings: dict) -> tuple[dict[str, ChunkGene
     torch.manual_seed(config.seed)
     with stopwatch() as t:
         arms["teacher"] = ChunkGenerator(gen_config)
-        losses["teacher"] = train_forcing(arms["teacher"], data, "explicit", plain, desc="train teacher (= B1)")
+        losses["teacher"] = train_forcing(arms["teacher"], data, "explicit", plain, ckpt("teacher"),
+                                          desc="train teacher (= B1)")
     timings["teacher_s"], timings["teacher_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
     torch.manual_seed(config.seed)
     with stopwatch() as t:
         b2 = ChunkGenerator(gen_config)
-        first = train_forcing(b2, data, "implicit", replace(plain, steps=half), desc="train B2 (op-SFT), first half")
+        first = train_forcing(b2, data, "implicit", replace(plain, steps=half), ckpt("b2_first_half"),
+                              desc="train B2 (op-SFT), first half")
         start = snapshot(b2)
         rest = train_forcing(b2, data, "implicit", replace(plain, steps=config.steps - half, seed=config.seed + 1),
-                             desc="train B2 (op-SFT), second half")
+                             ckpt("b2_second_half"), desc="train B2 (op-SFT), second half")
         arms["b2"], losses["b2"] = b2, first + rest
     timings["b2_s"], timings["b2_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
     with stopwatch() as t:
         distill = train_distill(start, arms["teacher"], data, replace(plain, steps=config.steps - half), config.distill,
-                                desc="train OopsWorld (decoupled distillation)")
+                                ckpt("oopsworld_distill"), desc="train OopsWorld (decoupled distillation)")
         arms["oopsworld"], losses["oopsworld"] = start, first + distill
     timings["oopsworld_distill_s"], timings["oopsworld_distill_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
     timings["oopsworld_cpu_s"] = round(timings["oopsworld_distill_cpu_s"] + timings["b2_cpu_s"] / 2, 2)
