@@ -19,7 +19,7 @@ def test_eight_families_twenty_three_operators_each_with_three_templates():
     assert all(len(op.templates) >= 3 and op.dynamics in (0, 1, 2) for op in OPERATORS.values())
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), depth=st.integers(1, 3))
 def test_apply_is_pure_and_changes_exactly_the_touched_slots(seed, depth):
     rng = random.Random(seed)
@@ -40,7 +40,7 @@ def test_apply_is_pure_and_changes_exactly_the_touched_slots(seed, depth):
         under(s, t) for t in touched)} == set(flatten(scene))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), op=st.sampled_from(sorted(OPERATORS)),
        junk=st.sampled_from(["mauve", 999.0, "o9", None, "sideways"]))
 def test_an_ill_typed_argument_or_missing_target_always_raises(seed, op, junk):

@@ -146,3 +146,11 @@ def eval_cmd(models: Path = typer.Option(..., help="Folder with teacher/b2/oopsw
     report = benchmark_arms(config, arms)
     atomic_write_text(out, json.dumps(report, indent=1))
     console.print(f"-> {out}")
+
+
+@app.command()
+def speed() -> None:
+    """CPU costs: render, MiniLM, training steps, rollout, Farneback, peak RSS (the README's Speed table)."""
+    from proceedings.oopsworld.speed import measure
+
+    console.print(json.dumps(measure(), indent=1))
