@@ -193,40 +193,56 @@ def measure_gates(arms, bench_data, bench, easy_data, easy, readers) -> dict:
             "dd_gt": round(dd_gt, 4), "dd_gt_easy": round(dd_gt_easy, 4), "easy": easy_summary}
 
 
+def _ok(a, b, op) -> bool:
+    """op(a, b), False when either number is missing (a NaN is stored as null)."""
+    return a is not None and b is not None and bool(op(a, b))
+
+
+def _ge(a, b) -> bool:
+    return _ok(a, b, lambda x, y: x >= y)
+
+
+def _gt(a, b) -> bool:
+    return _ok(a, b, lambda x, y: x > y)
+
+
 def _g2(arm: dict, dd_gt: float) -> bool:
-    return (arm["change_acc"] >= G2_CHANGE and arm["anchor_acc"] >= G2_ANCHOR
-            and arm["dynamic_degree"] >= G2_DD_RATIO * dd_gt and arm["excess_dynamic_degree"] <= EXCESS)
+    return (_ge(arm["change_acc"], G2_CHANGE) and _ge(arm["anchor_acc"], G2_ANCHOR)
+            and dd_gt is not None and _ge(arm["dynamic_degree"], G2_DD_RATIO * dd_gt)
+            and _ge(EXCESS, arm["excess_dynamic_degree"]))
 
 
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
     """Gates G1/G2 first, then conditions 2-5 of issue 31 (implicit surface unless named)."""
     g, b1 = metrics["gates"], baseline["b1"]
     b1e, b1i = b1["explicit"], b1["implicit"]
-    anchor_gap = b1e["anchor_acc"] - b1i["anchor_acc"]
+    gap = b1e["anchor_acc"] - b1i["anchor_acc"] if _ge(b1e["anchor_acc"], -1) and _ge(b1i["anchor_acc"], -1) else None
+    change_gap = (b1e["change_acc"] - b1i["change_acc"] if _ge(b1e["change_acc"], -1) and _ge(b1i["change_acc"], -1)
+                  else None)
     return {
         f"G1: probes on GT video: change >= {G1_CHANGE}, anchor >= {G1_ANCHOR}":
-            g["gt_change_acc"] >= G1_CHANGE and g["gt_anchor_acc"] >= G1_ANCHOR,
+            _ge(g["gt_change_acc"], G1_CHANGE) and _ge(g["gt_anchor_acc"], G1_ANCHOR),
         f"G1: frozen-first-frame video: change on dynamic ops <= {G1_FROZEN_CHANGE}, dynamic degree = 0":
-            g["frozen_change_acc_dynamic_ops"] <= G1_FROZEN_CHANGE and g["frozen_dynamic_degree"] == 0,
+            _ge(G1_FROZEN_CHANGE, g["frozen_change_acc_dynamic_ops"]) and g["frozen_dynamic_degree"] == 0,
         f"G2: teacher (explicit, easy split, GT history): change >= {G2_CHANGE}, anchor >= {G2_ANCHOR}, "
         f"DD >= {G2_DD_RATIO} x DD(GT), excess <= {EXCESS}": _g2(g["easy"]["teacher_explicit"], g["dd_gt_easy"]),
         f"G2: B2 (implicit, easy split, GT history): change >= {G2_CHANGE}, anchor >= {G2_ANCHOR}, "
         f"DD >= {G2_DD_RATIO} x DD(GT), excess <= {EXCESS}": _g2(g["easy"]["b2_implicit"], g["dd_gt_easy"]),
         f"gap: B1 anchor accuracy explicit - implicit >= {GAP} (95% CI above 0) and above its change-accuracy gap":
-            anchor_gap >= GAP and b1["anchor_gap_ci95"][0] > 0
-            and anchor_gap > b1e["change_acc"] - b1i["change_acc"],
+            _ge(gap, GAP) and _gt(b1["anchor_gap_ci95"][0], 0) and _gt(gap, change_gap),
         "OopsWorld anchor accuracy >= B1 implicit + half of B1's anchor gap":
-            metrics["anchor_acc"] >= b1i["anchor_acc"] + 0.5 * max(anchor_gap, 0.0),
+            gap is not None and _ge(metrics["anchor_acc"], b1i["anchor_acc"] + 0.5 * max(gap, 0.0)),
         f"less drift: at the last segment OopsWorld PSNR >= B2 + {PSNR_MARGIN} dB and anchor accuracy >= B2's":
-            metrics["psnr_last_segment"] >= baseline["psnr_last_segment"] + PSNR_MARGIN
-            and metrics["anchor_acc_last_segment"] >= baseline["anchor_acc_last_segment"],
+            _ge(baseline["psnr_last_segment"], -1e9)
+            and _ge(metrics["psnr_last_segment"], baseline["psnr_last_segment"] + PSNR_MARGIN)
+            and _ge(metrics["anchor_acc_last_segment"], baseline["anchor_acc_last_segment"]),
         f"dynamics: OopsWorld DD on dynamic segments above B1's and B2's, excess <= {EXCESS}, "
         f"anchor accuracy >= B2's - {ANCHOR_SLACK}":
-            metrics["dynamic_degree"] > max(b1i["dynamic_degree"], baseline["dynamic_degree"])
-            and metrics["excess_dynamic_degree"] <= EXCESS
-            and metrics["anchor_acc"] >= baseline["anchor_acc"] - ANCHOR_SLACK,
+            _gt(metrics["dynamic_degree"], b1i["dynamic_degree"]) and _gt(metrics["dynamic_degree"], baseline["dynamic_degree"])
+            and _ge(EXCESS, metrics["excess_dynamic_degree"])
+            and _ge(baseline["anchor_acc"], -1) and _ge(metrics["anchor_acc"], baseline["anchor_acc"] - ANCHOR_SLACK),
         "Long-Quality proxy: OopsWorld above B1 and B2":
-            metrics["long_quality"] > max(b1i["long_quality"], baseline["long_quality"]),
+            _gt(metrics["long_quality"], b1i["long_quality"]) and _gt(metrics["long_quality"], baseline["long_quality"]),
     }
 
 
