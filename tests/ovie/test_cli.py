@@ -22,7 +22,9 @@ runner = CliRunner()
 def model(tmp_path):
     torch.manual_seed(0)
     path = tmp_path / "model.pt"
-    save_model(path, NovelViewNet(16, intrinsics(16)))
+    net = NovelViewNet(16, intrinsics(16))
+    torch.nn.init.normal_(net.body.head.weight, std=0.5)  # untrained, the net copies the source: make the views differ
+    save_model(path, net)
     image = tmp_path / "photo.png"
     Image.fromarray((np.random.default_rng(0).random((40, 60)) * 255).astype(np.uint8)).save(image)  # grayscale
     return path, image

@@ -88,3 +88,31 @@ def test_the_accelerate_path_on_one_cpu_process_trains_exactly_like_the_plain_lo
         runs.append(trainer)
     assert runs[1].accelerator is not None and runs[0].log.losses == runs[1].log.losses
     assert all(torch.equal(a, b) for a, b in zip(runs[0].ema.state_dict().values(), runs[1].ema.state_dict().values()))
+
+
+def test_an_untrained_network_copies_the_source_for_any_pose(singles):
+    views, depth, valid = singles
+    data = PseudoPairs(views["rgb"], depth, valid, intrinsics(SIZE), PoseSampler())
+    batch = data.batch(np.random.default_rng(0), 4)
+    for arch in ("unet", "vit"):
+        out = NovelViewNet(SIZE, intrinsics(SIZE), arch)(batch.source, batch.T)
+        clamped = batch.source.clamp(1e-3, 1 - 1e-3)
+        assert torch.allclose(out, clamped, atol=1e-5)
+
+
+def test_sigterm_during_training_saves_the_finished_steps_and_a_rerun_resumes(singles, tmp_path):
+    import os
+    import signal
+
+    trainer = _trainer(singles, tmp_path / "ckpt.pt")
+    batch = trainer.data.batch
+
+    def batch_then_terminate(rng, size):
+        if trainer.step == 3:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return batch(rng, size)
+
+    trainer.data.batch = batch_then_terminate
+    with pytest.raises(ProceedingsError, match="SIGTERM at step 4/40"):
+        trainer.run()
+    assert _trainer(singles, tmp_path / "ckpt.pt").step == 4

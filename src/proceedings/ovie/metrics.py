@@ -1,7 +1,10 @@
-"""Novel-view metrics: PSNR (all pixels, and apart on the disoccluded pixels), SSIM, paired bootstrap.
+"""Novel-view metrics: PSNR (all pixels, and apart on the disoccluded pixels), SSIM, FD-proxy, paired bootstrap.
 
 The disoccluded pixels of a test pair are those the exact warp of the source (true depth, true pose)
-does not reach: what no warp can know and a model must invent.
+does not reach: what no warp can know and a model must invent. The FD-proxy asks whether what a model
+invents there looks like the real thing: the Fréchet distance between Gaussians fitted to frozen
+features (the tiny estimator's encoder, in place of Inception/DINO) of the predicted and the true
+disoccluded pixels, as FID does for whole images.
 """
 
 from __future__ import annotations
@@ -36,6 +39,23 @@ def ssim(pred: torch.Tensor, target: torch.Tensor) -> np.ndarray:
     return ms_ssim(pred.float(), target.float(), data_range=1.0, size_average=False, win_size=7).double().numpy()
 
 
+@torch.no_grad()
+def hole_fd(features, pred: torch.Tensor, target: torch.Tensor, holes: torch.Tensor) -> float:
+    """FD-proxy: Fréchet distance of frozen per-pixel features over the disoccluded pixels `holes (N, H, W)`."""
+    from scipy.linalg import sqrtm
+
+    def pixel_features(images: torch.Tensor) -> np.ndarray:
+        maps = [torch.nn.functional.interpolate(f, size=images.shape[-2:]) for f in features(images.float())]
+        return torch.cat(maps, 1).permute(0, 2, 3, 1)[holes].double().numpy()  # (pixels, channels)
+
+    a, b = pixel_features(pred), pixel_features(target)
+    if len(a) < 2:
+        return float("nan")
+    cov_a, cov_b = np.cov(a, rowvar=False), np.cov(b, rowvar=False)
+    root = sqrtm(cov_a @ cov_b).real
+    return float(((a.mean(0) - b.mean(0)) ** 2).sum() + np.trace(cov_a + cov_b - 2 * root))
+
+
 def disoccluded(pairs: dict[str, np.ndarray], K: np.ndarray) -> torch.Tensor:
     """(N, H, W) target pixels that the exact warp of the source (true depth, sky far away) does not reach."""
     from proceedings.ovie.baselines import lift
@@ -46,13 +66,16 @@ def disoccluded(pairs: dict[str, np.ndarray], K: np.ndarray) -> torch.Tensor:
     return ~visible
 
 
-def scores(pred: torch.Tensor, pairs: dict[str, np.ndarray], holes: torch.Tensor) -> dict:
-    """Mean PSNR/SSIM, PSNR apart on visible and disoccluded pixels, and the per-pair PSNR (for the bootstrap)."""
+def scores(pred: torch.Tensor, pairs: dict[str, np.ndarray], holes: torch.Tensor, features=None) -> dict:
+    """Mean PSNR/SSIM, PSNR apart on visible and disoccluded pixels, the hole FD-proxy (given frozen
+    `features`), and the per-pair PSNR (for the bootstrap)."""
     target = torch.as_tensor(pairs["tgt_rgb"])
     per_pair = psnr(pred, target)
-    return {"psnr": float(per_pair.mean()), "ssim": float(ssim(pred, target).mean()),
-            "psnr_visible": pooled_psnr(pred, target, ~holes), "psnr_disoccluded": pooled_psnr(pred, target, holes),
-            "per_pair_psnr": per_pair.tolist()}
+    out = {"psnr": float(per_pair.mean()), "ssim": float(ssim(pred, target).mean()),
+           "psnr_visible": pooled_psnr(pred, target, ~holes), "psnr_disoccluded": pooled_psnr(pred, target, holes)}
+    if features is not None:
+        out["fd_proxy_disoccluded"] = hole_fd(features, pred, target, holes)
+    return {**out, "per_pair_psnr": per_pair.tolist()}
 
 
 def paired_bootstrap(a: list[float], b: list[float], reps: int = 2000, seed: int = 0) -> tuple[float, float]:

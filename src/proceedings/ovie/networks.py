@@ -2,7 +2,7 @@
 
 The geometry-free model sees the source RGB concatenated with the target camera's Plücker map in the
 source frame (9 channels) and the 12-d relative pose (FiLM at the bottleneck), and outputs the target
-RGB through a sigmoid. The `vit` option (patch 4, d 192, depth 6, one camera token) mirrors the paper's
+RGB through a sigmoid, as a correction to the source's logits (an untrained net copies the source). The `vit` option (patch 4, d 192, depth 6, one camera token) mirrors the paper's
 token design (spec §2.3). The tiny depth estimator is the same UNet trunk without pose (3 -> 2 channels).
 """
 
@@ -15,6 +15,7 @@ from torch import nn
 from proceedings.ovie.geometry import plucker, pose_encoding
 
 WIDTHS = (32, 64, 128)  # spec §2.5: OVIE's trunk widths (also the tiny estimator's)
+SOURCE_CLAMP = 1e-3  # the source is clamped to [eps, 1 - eps] before its logit
 
 
 def _block(cin: int, cout: int) -> nn.Sequential:
@@ -61,7 +62,7 @@ class PatchViT(nn.Module):
         self.position = nn.Parameter(torch.zeros(1, self.grid ** 2 + 1, dim))
         layer = nn.TransformerEncoderLayer(dim, heads, 4 * dim, dropout=0.0, activation="gelu", batch_first=True,
                                            norm_first=True)
-        self.blocks = nn.TransformerEncoder(layer, depth)
+        self.blocks = nn.TransformerEncoder(layer, depth, enable_nested_tensor=False)
         self.norm = nn.LayerNorm(dim)
         self.head = nn.Linear(dim, patch * patch * cout)
 
@@ -89,11 +90,17 @@ class NovelViewNet(nn.Module):
             from proceedings.core.errors import ProceedingsError
 
             raise ProceedingsError(f"unknown architecture '{arch}'; choose unet, vit or vit-b")
+        nn.init.zeros_(self.body.head.weight)  # starts as copy-source (see forward)
+        nn.init.zeros_(self.body.head.bias)
 
     def forward(self, source: torch.Tensor, T: torch.Tensor) -> torch.Tensor:
-        """(B, 3, H, W) source, (B, 4, 4) T_src->tgt -> (B, 3, H, W) predicted target in [0, 1]."""
+        """(B, 3, H, W) source, (B, 4, 4) T_src->tgt -> (B, 3, H, W) predicted target in [0, 1].
+
+        The body predicts a correction to the source in logit space, and its head starts at zero, so an
+        untrained network copies the source and training only has to learn how the view moves."""
         rays = plucker(T, self.K.cpu().numpy(), self.size).to(source)
-        return torch.sigmoid(self.body(torch.cat([source, rays], dim=1), pose_encoding(T).to(source.dtype)))
+        correction = self.body(torch.cat([source, rays], dim=1), pose_encoding(T).to(source.dtype))
+        return torch.sigmoid(torch.logit(source.clamp(SOURCE_CLAMP, 1 - SOURCE_CLAMP)) + correction)
 
     def last_layer(self) -> torch.Tensor:
         """The weight the adaptive GAN weight is measured at (spec §2.4, VQGAN rule)."""

@@ -10,18 +10,36 @@ from __future__ import annotations
 
 import copy
 import math
+import signal
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.core.progress import progress_bar
 from proceedings.core.runtime import load_checkpoint, save_checkpoint
 from proceedings.ovie.losses import (PatchDiscriminator, adaptive_weight, diff_augment, generator_loss, hinge_d_loss,
                                      masked_charbonnier, masked_feature_loss, masked_ssim_loss)
 from proceedings.ovie.networks import NovelViewNet
+
+
+@contextmanager
+def termination_requests():
+    """Within the block, SIGTERM sets a flag (read by calling the yielded function) instead of killing."""
+    received: list[int] = []
+    try:
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: received.append(signum))
+    except ValueError:  # not the main thread: leave signals alone
+        yield lambda: False
+        return
+    try:
+        yield lambda: bool(received)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @dataclass(frozen=True)
@@ -87,6 +105,7 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.aug = torch.Generator().manual_seed(cfg.seed)
         self.step, self.log = 0, TrainLog()
+        self._clock = time.perf_counter(), time.process_time()
         if checkpoint is not None and (state := load_checkpoint(checkpoint)) is not None:
             self._restore(state)
 
@@ -115,6 +134,7 @@ class Trainer:
         torch.set_rng_state(state["torch"])
 
     def save(self) -> None:
+        self._tick()
         if self.checkpoint is not None:
             save_checkpoint(self.checkpoint, self._state())
 
@@ -172,14 +192,23 @@ class Trainer:
     def run(self, until: int | None = None, desc: str = "train") -> TrainLog:
         """Train to step `until` (default: all steps), checkpointing as configured."""
         until = self.cfg.steps if until is None else min(until, self.cfg.steps)
-        wall0, cpu0 = time.perf_counter(), time.process_time()
-        with progress_bar(total=until, initial=self.step, desc=desc, unit="step") as bar:
+        self._clock = time.perf_counter(), time.process_time()
+        with progress_bar(total=until, initial=self.step, desc=desc, unit="step") as bar, termination_requests() as stop:
             while self.step < until:
                 self.train_step()
                 bar.update()
+                if stop():  # a staged run's time limit: keep every finished step, then stop
+                    self.save()
+                    raise ProceedingsError(f"{desc}: stopped by SIGTERM at step {self.step}/{self.cfg.steps}"
+                                           + ("; checkpoint saved, run again to resume" if self.checkpoint else ""))
                 if self.cfg.checkpoint_every and self.step % self.cfg.checkpoint_every == 0:
                     self.save()
-        self.log.wall_s += time.perf_counter() - wall0
-        self.log.cpu_s += time.process_time() - cpu0
         self.save()
         return self.log
+
+    def _tick(self) -> None:
+        """Add the time since the last tick to the log, so a staged (killed and resumed) run counts every piece."""
+        wall, cpu = time.perf_counter(), time.process_time()
+        self.log.wall_s += wall - self._clock[0]
+        self.log.cpu_s += cpu - self._clock[1]
+        self._clock = wall, cpu
