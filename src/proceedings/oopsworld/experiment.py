@@ -23,7 +23,7 @@ from proceedings.oopsworld.data import build_episodes
 from proceedings.oopsworld.evaluate import (frozen_first_frame, generate, generate_from_gt, gt_videos, score_videos)
 from proceedings.oopsworld.generator import ChunkGenerator, GeneratorConfig
 from proceedings.oopsworld.metrics import paired_bootstrap_ci
-from proceedings.oopsworld.probes import ProbeConfig, train_readers
+from proceedings.oopsworld.probes import SchemaReaders
 from proceedings.oopsworld.training import (DistillConfig, TrainConfig, segment_data, snapshot, train_distill,
                                             train_forcing)
 
@@ -52,7 +52,6 @@ class Config:
     batch: int = 16
     lr: float = 1e-3
     change_weight: float = 4.0
-    probe: ProbeConfig = field(default_factory=ProbeConfig)
     distill: DistillConfig = field(default_factory=DistillConfig)
     seed: int = 0
 
@@ -115,10 +114,10 @@ def benchmark_arms(config: Config, arms: dict[str, ChunkGenerator], timings: dic
                               frames=config.frames, size=config.size, max_objects=2, depths=(1,))
         bench_data, easy_data = segment_data(bench, config.encoder), segment_data(easy, config.encoder)
     timings["bench_data_s"], timings["bench_data_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
+    readers = SchemaReaders(config.size)
     with stopwatch() as t:
-        readers = train_readers(config.probe)
-    timings["probes_s"], timings["probes_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
-    gates = measure_gates(arms, bench_data, bench, easy_data, easy, readers)
+        gates = measure_gates(arms, bench_data, bench, easy_data, easy, readers)
+    timings["gates_s"], timings["gates_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
     scores = {}
     with stopwatch() as t:
         for name, model, surface in (("oopsworld", arms["oopsworld"], "implicit"), ("b2", arms["b2"], "implicit"),
