@@ -62,3 +62,19 @@ def test_rollout_streams_segments_logs_each_operation_and_resumes(tmp_path):
     assert [entry["segment"] for entry in log] == [0, 1] and log[1]["program"]["ops"][0]["op"] == "set_weather"
     assert len(list((tmp_path / "r" / "frames").glob("*.png"))) == 2 + 2 * 8
     assert (tmp_path / "r" / "video.gif").stat().st_size > 0 and "segment 1: make the weather snow" in result.output
+
+
+def test_the_paper_scale_without_local_wan_weights_stops_at_once_with_the_expected_layout(tmp_path, monkeypatch):
+    import time
+
+    import pytest
+
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.oopsworld.experiment import reproduce
+
+    monkeypatch.setenv("OOPSWORLD_WAN", str(tmp_path / "no-such-wan"))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    start = time.perf_counter()
+    with pytest.raises(ProceedingsError, match="no local Wan weights .*model_index.json, transformer/"):
+        reproduce("paper")
+    assert time.perf_counter() - start < 5
