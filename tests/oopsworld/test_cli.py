@@ -78,3 +78,22 @@ def test_the_paper_scale_without_local_wan_weights_stops_at_once_with_the_expect
     with pytest.raises(ProceedingsError, match="no local Wan weights .*model_index.json, transformer/"):
         reproduce("paper")
     assert time.perf_counter() - start < 5
+
+
+def test_train_then_eval_a_micro_preset_writes_every_arm_and_a_report(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from proceedings.oopsworld import experiment
+
+    micro = replace(experiment.CONFIGS["tiny"], train_episodes=3, train_segments=2, bench_episodes=1,
+                    bench_segments=2, easy_episodes=1, channels=(8, 16, 16), steps=2, batch=2)
+    monkeypatch.setitem(experiment.CONFIGS, "tiny", micro)
+    result = runner.invoke(app, ["train", "--out", str(tmp_path / "arms")])
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in (tmp_path / "arms").glob("*.model.pt")} == {"teacher.model.pt", "b2.model.pt",
+                                                                      "oopsworld.model.pt"}
+    result = runner.invoke(app, ["eval", "--models", str(tmp_path / "arms"), "--out", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert set(report["arms"]) == {"oopsworld", "b2", "b1_implicit", "b1_explicit"}
+    assert report["gates"]["gt_change_acc"] >= 0.95
