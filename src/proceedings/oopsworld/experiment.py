@@ -53,6 +53,7 @@ class Config:
     lr: float = 1e-3
     change_weight: float = 4.0
     distill: DistillConfig = field(default_factory=DistillConfig)
+    operators: tuple[str, ...] | None = None  # None = all 23; a subset for capacity probes (issue: "fewer operators")
     seed: int = 0
 
 
@@ -100,7 +101,7 @@ def training_data(config: Config):
     """The training episodes (every curriculum stage in the pool) with both surfaces' tokens."""
     train = build_episodes(range(config.seed * 100_000, config.seed * 100_000 + config.train_episodes),
                            segments=config.train_segments, stage=None, frames=config.frames, size=config.size,
-                           max_objects=config.max_objects)
+                           max_objects=config.max_objects, operators=config.operators)
     return segment_data(train, config.encoder)
 
 
@@ -109,9 +110,11 @@ def benchmark_arms(config: Config, arms: dict[str, ChunkGenerator], timings: dic
     timings = {} if timings is None else timings
     with stopwatch() as t:
         bench = build_episodes(range(10_000_000, 10_000_000 + config.bench_episodes), segments=config.bench_segments,
-                               stage=4, frames=config.frames, size=config.size, max_objects=config.max_objects)
+                               stage=4, frames=config.frames, size=config.size, max_objects=config.max_objects,
+                               operators=config.operators)
         easy = build_episodes(range(20_000_000, 20_000_000 + config.easy_episodes), segments=3, stage=4,
-                              frames=config.frames, size=config.size, max_objects=2, depths=(1,))
+                              frames=config.frames, size=config.size, max_objects=2, depths=(1,),
+                              operators=config.operators)
         bench_data, easy_data = segment_data(bench, config.encoder), segment_data(easy, config.encoder)
     timings["bench_data_s"], timings["bench_data_cpu_s"] = round(t.wall_s, 2), round(t.cpu_s, 2)
     readers = SchemaReaders(config.size)
