@@ -8,8 +8,8 @@ position; whole frames for globals). A probe is answered right when its expected
 nearest. GT video is read right by construction; a frozen or drifting video is read as what it shows.
 
 The first version trained CNN readers on GT renders (spec §2.6): after 600 steps (165 CPU-s) they read
-GT video at change 0.51 / anchor 0.62 (tiny record of 2026-12-01), failing gate G1, so this exact
-reader replaced them.
+GT video at change 0.51 / anchor 0.62 (the first tiny run of 2026-12-01, not kept), failing gate G1, so
+this exact reader replaced them.
 """
 
 from __future__ import annotations
