@@ -3,6 +3,7 @@ programs that streams frames, logs each segment's operation and resumes after a 
 
 import json
 
+import pytest
 import torch
 from typer.testing import CliRunner
 
@@ -67,8 +68,6 @@ def test_rollout_streams_segments_logs_each_operation_and_resumes(tmp_path):
 def test_the_paper_scale_without_local_wan_weights_stops_at_once_with_the_expected_layout(tmp_path, monkeypatch):
     import time
 
-    import pytest
-
     from proceedings.core.errors import ProceedingsError
     from proceedings.oopsworld.experiment import reproduce
 
@@ -80,6 +79,7 @@ def test_the_paper_scale_without_local_wan_weights_stops_at_once_with_the_expect
     assert time.perf_counter() - start < 5
 
 
+@pytest.mark.slow
 def test_train_then_eval_a_micro_preset_writes_every_arm_and_a_report(tmp_path, monkeypatch):
     from dataclasses import replace
 
