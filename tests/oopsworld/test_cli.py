@@ -3,6 +3,7 @@ programs that streams frames, logs each segment's operation and resumes after a 
 
 import json
 
+import pytest
 import torch
 from typer.testing import CliRunner
 
@@ -62,3 +63,37 @@ def test_rollout_streams_segments_logs_each_operation_and_resumes(tmp_path):
     assert [entry["segment"] for entry in log] == [0, 1] and log[1]["program"]["ops"][0]["op"] == "set_weather"
     assert len(list((tmp_path / "r" / "frames").glob("*.png"))) == 2 + 2 * 8
     assert (tmp_path / "r" / "video.gif").stat().st_size > 0 and "segment 1: make the weather snow" in result.output
+
+
+def test_the_paper_scale_without_local_wan_weights_stops_at_once_with_the_expected_layout(tmp_path, monkeypatch):
+    import time
+
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.oopsworld.experiment import reproduce
+
+    monkeypatch.setenv("OOPSWORLD_WAN", str(tmp_path / "no-such-wan"))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    start = time.perf_counter()
+    with pytest.raises(ProceedingsError, match="no local Wan weights .*model_index.json, transformer/"):
+        reproduce("paper")
+    assert time.perf_counter() - start < 5
+
+
+@pytest.mark.slow
+def test_train_then_eval_a_micro_preset_writes_every_arm_and_a_report(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from proceedings.oopsworld import experiment
+
+    micro = replace(experiment.CONFIGS["tiny"], train_episodes=3, train_segments=2, bench_episodes=1,
+                    bench_segments=2, easy_episodes=1, channels=(8, 16, 16), steps=2, batch=2)
+    monkeypatch.setitem(experiment.CONFIGS, "tiny", micro)
+    result = runner.invoke(app, ["train", "--out", str(tmp_path / "arms")])
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in (tmp_path / "arms").glob("*.model.pt")} == {"teacher.model.pt", "b2.model.pt",
+                                                                      "oopsworld.model.pt"}
+    result = runner.invoke(app, ["eval", "--models", str(tmp_path / "arms"), "--out", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert set(report["arms"]) == {"oopsworld", "b2", "b1_implicit", "b1_explicit"}
+    assert report["gates"]["gt_change_acc"] >= 0.95

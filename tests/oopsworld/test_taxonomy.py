@@ -97,3 +97,9 @@ def test_a_scene_with_a_colour_outside_the_vocabulary_lists_the_allowed_values()
     scene["local"][0]["color"] = "teal"
     with pytest.raises(ProgramError, match="local.o1.color: 'teal' is not one of red, green"):
         validate_scene(scene)
+
+
+def test_an_op_on_an_object_removed_earlier_in_the_program_is_refused():
+    program = Program.parse([{"op": "remove", "target": "o2"}, {"op": "stack", "target": "o1", "args": {"other": "o2"}}])
+    with pytest.raises(ProgramError, match=r"op 1 \(stack\): args.other: local.o2 is removed by op 0"):
+        program.apply(_scene())

@@ -91,19 +91,35 @@ def bench(out: Path = typer.Option(..., help="Output folder."), episodes: int = 
     console.print(f"{split}: {episodes} episodes -> {save_episodes(eps, out)}")
 
 
+def _config(scale: str, seed: int, steps: int, operators: str):
+    """A preset, optionally with other steps and an operator subset."""
+    from dataclasses import replace
+
+    from proceedings.core.runtime import check_scale
+    from proceedings.oopsworld.experiment import CONFIGS
+    from proceedings.oopsworld.taxonomy import OPERATORS, ProgramError
+
+    subset = tuple(o for o in operators.split(",") if o) or None
+    unknown = [o for o in subset or () if o not in OPERATORS]
+    if unknown:
+        raise ProgramError(f"unknown operator '{unknown[0]}'; known: {', '.join(OPERATORS)}")
+    config = replace(CONFIGS[check_scale(scale)], seed=seed, operators=subset)
+    return replace(config, steps=steps) if steps else config
+
+
 @app.command()
 def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.model.pt files."),
           scale: str = typer.Option("tiny", help="tiny | small | paper (the preset's data and steps)."),
+          steps: int = typer.Option(0, help="N optimiser steps per arm (0 = the preset's)."),
+          operators: str = typer.Option("", help="Comma-separated operator subset (default: all 23)."),
           seed: int = typer.Option(0)) -> None:
     """Train the teacher (= B1), B2 and OopsWorld of a preset; rerun the same command to resume."""
-    from dataclasses import replace
-
-    from proceedings.core.runtime import check_scale, set_threads
-    from proceedings.oopsworld.experiment import CONFIGS, training_data, train_arms
+    from proceedings.core.runtime import set_threads
+    from proceedings.oopsworld.experiment import training_data, train_arms
     from proceedings.oopsworld.rollout import save_model
 
     set_threads()
-    config = replace(CONFIGS[check_scale(scale)], seed=seed)
+    config = _config(scale, seed, steps, operators)
     timings: dict = {}
     arms, losses = train_arms(config, training_data(config), timings, checkpoints=out)
     for arm, model in arms.items():
@@ -132,16 +148,16 @@ def rollout(model: Path = typer.Option(..., help="A <arm>.model.pt file."),
 @app.command(name="eval")
 def eval_cmd(models: Path = typer.Option(..., help="Folder with teacher/b2/oopsworld .model.pt (from `train`)."),
              scale: str = typer.Option("tiny", help="The preset whose benchmark to use."),
-             out: Path = typer.Option(Path("report.json")), seed: int = typer.Option(0)) -> None:
+             out: Path = typer.Option(Path("report.json")),
+             operators: str = typer.Option("", help="The operator subset the arms were trained on."),
+             seed: int = typer.Option(0)) -> None:
     """Score trained arms on the preset's benchmark, both surfaces (probes, PSNR, DD, Long-Quality proxy)."""
-    from dataclasses import replace
-
-    from proceedings.core.runtime import atomic_write_text, check_scale, set_threads
-    from proceedings.oopsworld.experiment import CONFIGS, benchmark_arms
+    from proceedings.core.runtime import atomic_write_text, set_threads
+    from proceedings.oopsworld.experiment import benchmark_arms
     from proceedings.oopsworld.rollout import load_model
 
     set_threads()
-    config = replace(CONFIGS[check_scale(scale)], seed=seed)
+    config = _config(scale, seed, 0, operators)
     arms = {arm: load_model(models / f"{arm}.model.pt") for arm in ("teacher", "b2", "oopsworld")}
     report = benchmark_arms(config, arms)
     atomic_write_text(out, json.dumps(report, indent=1))

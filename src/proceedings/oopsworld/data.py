@@ -10,8 +10,8 @@ anchor probes for every preserved one, read at the segment's last frame, and mot
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 

@@ -14,7 +14,7 @@ import torch
 from proceedings.oopsworld.data import Episode
 from proceedings.oopsworld.generator import ChunkGenerator, rollout
 from proceedings.oopsworld.metrics import dynamic_degree, long_quality, motion_direction_ok, psnr
-from proceedings.oopsworld.probes import ProbeReaders, screen_position
+from proceedings.oopsworld.probes import SchemaReaders, screen_position
 from proceedings.oopsworld.training import SegmentData
 
 CLIP = 16  # Long-Quality clips, frames (spec §2.6)
@@ -50,19 +50,19 @@ def _mean(x: np.ndarray) -> float:
     return float(np.nanmean(x)) if np.isfinite(x).any() else float("nan")
 
 
-def score_videos(videos: np.ndarray, episodes: list[Episode], readers: ProbeReaders,
+def score_videos(videos: np.ndarray, episodes: list[Episode], readers: SchemaReaders,
                  with_quality: bool = True) -> VideoScores:
     """videos: (E, 2 + S*K, H, W, 3) float in [0, 1], the first two frames being the GT history."""
     e_count, s_count = len(episodes), episodes[0].segments
     k = episodes[0].programs[0].frames
     ends = [2 + (s + 1) * k - 1 for s in range(s_count)]
-    frames, cams, probes = [], [], []
+    frames, contexts, probes = [], [], []
     for e, ep in enumerate(episodes):
         for s in range(s_count):
             frames.append(videos[e, ends[s]])
-            cams.append(ep.scenes[s + 1]["global"]["camera"])
+            contexts.append((ep, s))
             probes.append([p for p in ep.probes if p.segment == s])
-    answers = readers.answer(frames, cams, probes)
+    answers = readers.answer(frames, contexts, probes)
     change, anchor = np.full(e_count, np.nan), np.full(e_count, np.nan)
     anchor_seg, psnrs = np.full((e_count, s_count), np.nan), np.zeros((e_count, s_count))
     dd, dyn_change, motion = np.full(e_count, np.nan), np.full(e_count, np.nan), np.full(e_count, np.nan)
@@ -97,7 +97,7 @@ def score_videos(videos: np.ndarray, episodes: list[Episode], readers: ProbeRead
     return VideoScores(change, anchor, anchor_seg, psnrs, dd, dyn_change, motion, quality)
 
 
-def _long_quality(videos: np.ndarray, episodes: list[Episode], readers: ProbeReaders) -> dict[str, float]:
+def _long_quality(videos: np.ndarray, episodes: list[Episode], readers: SchemaReaders) -> dict[str, float]:
     k = episodes[0].programs[0].frames
     clips, gt_clips, static = [], [], []
     for e, ep in enumerate(episodes):

@@ -163,9 +163,15 @@ class Program:
     def validate(self, scene: dict, max_objects: int = 3) -> None:
         """Raise ProgramError unless every op is well typed, applicable, and the ops touch disjoint slots."""
         seen: list[tuple[int, str]] = []
-        count = len(scene["local"])
+        count, removed = len(scene["local"]), {}
         for i, op in enumerate(self.ops):
             _check_op(i, op, scene)
+            for name, ref in [("target", op.target)] + [(f"args.{a}", op.args[a]) for a, kind in op.spec.args.items()
+                                                         if kind == "object"]:
+                if ref in removed:
+                    raise ProgramError(f"op {i} ({op.op}): {name}: local.{ref} is removed by op {removed[ref]}")
+            if op.op == "remove":
+                removed[op.target] = i
             if op.op == "add":
                 count += 1
                 if count > max_objects:

@@ -1,0 +1,43 @@
+"""The schema probe readers pass gate G1: GT video is read right (change >= 0.95, anchor >= 0.97), a
+frozen-first-frame video is read wrong on dynamic ops and judged static, and a recoloured frame fails
+exactly the colour probe of that object."""
+
+import numpy as np
+import pytest
+
+from proceedings.oopsworld.data import build_episodes
+from proceedings.oopsworld.evaluate import frozen_first_frame, gt_videos, score_videos
+from proceedings.oopsworld.probes import SchemaReaders
+from proceedings.oopsworld.training import segment_data
+from proceedings.oopsworld.world import render
+
+
+@pytest.fixture(scope="module")
+def bench():
+    episodes = build_episodes(range(10_000_000, 10_000_004), segments=6, stage=4)
+    return episodes, segment_data(episodes, "structured")
+
+
+def test_probe_readers_pass_gate_g1_on_gt_and_reject_a_frozen_video(bench):
+    episodes, data = bench
+    readers = SchemaReaders()
+    gt = score_videos(gt_videos(data), episodes, readers, with_quality=False)
+    frozen = score_videos(frozen_first_frame(data), episodes, readers, with_quality=False)
+    assert np.nanmean(gt.change) >= 0.95 and np.nanmean(gt.anchor) >= 0.97
+    assert np.nanmean(frozen.dd_dynamic_ops_change) <= 0.3 and np.nanmean(frozen.dd) == 0
+    assert np.nanmean(gt.dd) > 0
+
+
+def test_a_wrong_colour_fails_only_that_objects_colour_probe(bench):
+    episodes, _ = bench
+    ep = next(e for e in episodes if any(p.reader == "color" for p in e.probes if p.segment == 0))
+    probes = [p for p in ep.probes if p.segment == 0]
+    end = ep.scenes[1]
+    index, target = next((i, p) for i, p in enumerate(probes) if p.reader == "color")
+    oid = target.slot.split(".")[1]
+    wrong = {**end, "local": [{**o, "color": "green" if o["color"] != "green" else "red"} if o["id"] == oid else o
+                              for o in end["local"]]}
+    frame = render(wrong, 1 + ep.programs[0].frames, ep.seed)
+    right = SchemaReaders().answer([frame], [(ep, 0)], [probes])[0]
+    assert not right[index]
+    assert right[[i for i, p in enumerate(probes) if p.reader in ("weather", "environment")]].all()
