@@ -78,15 +78,20 @@ def train_localiser(data: ClipSet, cfg: TrainConfig, checkpoint: Path | None = N
 
 
 @torch.no_grad()
-def localise(localiser: Localiser, video: np.ndarray, colours: np.ndarray, chunk: int = 512) -> np.ndarray:
-    """Centres of every agent in every frame. video (N, T, 3, H, W), colours (N, A, 3) -> (N, A, T, 2)"""
+def localise(localiser: Localiser, video: np.ndarray, colours: np.ndarray, present: np.ndarray,
+             chunk: int = 512) -> np.ndarray:
+    """Centres of every present agent in every frame (NaN for absent slots).
+    video (N, T, 3, H, W), colours (N, A, 3), present (N, A) -> (N, A, T, 2)"""
     N, T = video.shape[:2]
-    A = colours.shape[1]
-    frames = np.repeat(video[:, None], A, 1).reshape(N * A * T, *video.shape[2:])
-    queries = np.repeat(colours[:, :, None], T, 2).reshape(N * A * T, 3)
-    out = [localiser(torch.from_numpy(frames[i:i + chunk]).float(), torch.from_numpy(queries[i:i + chunk]).float())
-           for i in range(0, len(frames), chunk)]
-    return torch.cat(out).numpy().reshape(N, A, T, 2)
+    n, a = np.nonzero(present)
+    frames = video[n].reshape(len(n) * T, *video.shape[2:])  # (agents * T, 3, H, W)
+    queries = np.repeat(colours[n, a], T, 0)
+    found = [localiser(torch.from_numpy(frames[i:i + chunk]).float(), torch.from_numpy(queries[i:i + chunk]).float())
+             for i in range(0, len(frames), chunk)]
+    out = np.full((N, colours.shape[1], T, 2), np.nan)
+    if len(n):
+        out[n, a] = torch.cat(found).numpy().reshape(len(n), T, 2)
+    return out
 
 
 def placement_errors(found: np.ndarray, data: ClipSet, scored: np.ndarray) -> np.ndarray:

@@ -64,6 +64,7 @@ class ExperimentConfig:
     steps_stage2: int
     localiser_steps: int
     localiser_batch: int = 64
+    localiser_width: int = 16
     batch: int = 8
     lr: float = 1e-3
     agents: tuple[int, int] = (2, 5)
@@ -76,7 +77,7 @@ CONFIGS = {
     # issue 30 tiny: 24 px, T = 6, 128 clips, ~80 steps per model; same rule, not expected to pass.
     "tiny": ExperimentConfig(size=24, frames=6, train_clips=128, test_clips=16, ego_scenes=4, width_stage1=8,
                              width_stage2=8, steps_stage1=60, steps_stage2=40, localiser_steps=80,
-                             localiser_batch=32, agents=(2, 4), bootstrap=1000),
+                             localiser_batch=32, localiser_width=8, agents=(2, 4), bootstrap=1000),
     # laptop scale: 32 px, T = 8, >= 300 test clips per suite (steps sized from measured s/step).
     "small": ExperimentConfig(size=32, frames=8, train_clips=1500, test_clips=300, ego_scenes=75, width_stage1=16,
                               width_stage2=16, steps_stage1=500, steps_stage2=300, localiser_steps=400),
@@ -123,9 +124,9 @@ def _deadline() -> float | None:
     return time.time() + 60 * float(minutes) if minutes else None
 
 
-def train_arms(cfg: ExperimentConfig, data: ClipSet, seed: int) -> Arms:
+def train_arms(cfg: ExperimentConfig, data: ClipSet, seed: int, folder: Path | None = None) -> Arms:
     """Every network, each from the same seed, on the same (seed, step) batches; checkpointed in the run folder."""
-    folder, deadline, logs = run_folder(cfg, seed), _deadline(), {}
+    folder, deadline, logs = folder or run_folder(cfg, seed), _deadline(), {}
     T = cfg.frames
     direct_steps = cfg.steps_stage1 + cfg.steps_stage2  # B1 gets MF's total optimiser steps
 
@@ -146,7 +147,8 @@ def train_arms(cfg: ExperimentConfig, data: ClipSet, seed: int) -> Arms:
         cfg.steps_stage2)
     fit("direct_mpr", b1, direct_loss, masked, direct_steps)
     localiser, logs["localiser"] = ev.train_localiser(
-        data, TrainConfig(cfg.localiser_steps, cfg.localiser_batch, 3e-3, seed, 50), folder / "localiser.pt", deadline)
+        data, TrainConfig(cfg.localiser_steps, cfg.localiser_batch, 3e-3, seed, 50), folder / "localiser.pt", deadline,
+        cfg.localiser_width)
     return Arms(s1, s1_full, s2, b1, localiser, logs)
 
 
@@ -194,7 +196,7 @@ def score_suite(videos: dict, data: ClipSet, given: np.ndarray, localiser: ev.Lo
     control, recovery = scored & given, scored & ~given
     table = {}
     for arm, v in videos.items():
-        errors = ev.placement_errors(ev.localise(localiser, v["rgb"], data.colours), data, scored)
+        errors = ev.placement_errors(ev.localise(localiser, v["rgb"], data.colours, data.present), data, scored)
         p, s = _image_scores(v["rgb"], data)
         row = {"control_err": _mean(errors[control]), "hit": _mean(errors[control] <= ev.HIT_PX),
                "recovery_err": _mean(errors[recovery]), "psnr": float(p.mean()), "ssim": float(s.mean()),
@@ -236,7 +238,7 @@ def gate_numbers(sets: dict[str, ClipSet], localiser: ev.Localiser) -> dict:
     """G1: the frozen evaluators on ground truth (localiser, ego flow, FVMD-proxy of GT vs GT' vs copy-I0)."""
     test = sets["test"]
     scored = ev.visible(test)
-    errors = ev.placement_errors(ev.localise(localiser, test.rgb, test.colours), test, scored)[scored]
+    errors = ev.placement_errors(ev.localise(localiser, test.rgb, test.colours, test.present), test, scored)[scored]
     gt_feats = ev.motion_features(test.rgb)
     copy = np.repeat(test.rgb[:, :1], test.frames, 1)
     return {"localiser_gt_err": _mean(errors), "localiser_gt_hit": _mean(errors <= ev.HIT_PX),

@@ -63,7 +63,7 @@ def train(model: torch.nn.Module, loss_fn: Callable[[torch.nn.Module, Any], torc
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
-            log.losses.append(float(loss))
+            log.losses.append(float(loss.detach()))
             bar.update()
             done = step + 1
             late = deadline is not None and time.time() > deadline and done < end

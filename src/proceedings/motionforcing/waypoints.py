@@ -85,7 +85,7 @@ def from_waypoints(masks: dict[int, np.ndarray], waypoints: dict[int, list], dep
             track = CubicSpline(np.linspace(0, frames - 1, len(world)), world)(np.arange(frames))
         uv, z = project(world_to_camera(track, cams), K)
         ys, xs = np.nonzero(masks[obj])
-        radius = 0.5 * min(xs.ptp() + 1, ys.ptp() + 1) if len(xs) else 1.0
+        radius = 0.5 * min(np.ptp(xs) + 1, np.ptp(ys) + 1) if len(xs) else 1.0
         if radius < 1:
             log.warning("object %s: disk radius %.2f px is below 1 px at this resolution", obj, radius)
         rows.append((uv, z, radius, obj))
