@@ -59,11 +59,13 @@ def visible(data: ClipSet) -> np.ndarray:
 def train_localiser(data: ClipSet, cfg: TrainConfig, checkpoint: Path | None = None, deadline: float | None = None,
                     width: int = 16) -> tuple[Localiser, TrainLog]:
     """Fit the localiser on ground-truth frames (every visible agent of every frame), then freeze it."""
-    n, a, t = np.nonzero(visible(data))
     torch.manual_seed(cfg.seed)
-    net = Localiser(width)
+    net, scorable = Localiser(width), []
 
     def batch(step: int):
+        if not scorable:  # looked up on the first batch: a finished checkpoint needs no data
+            scorable.extend(np.nonzero(visible(data)))
+        n, a, t = scorable
         pick = np.random.default_rng([cfg.seed, step, 7]).choice(len(n), cfg.batch, replace=False)
         frames = torch.from_numpy(data.rgb[n[pick], t[pick]])
         colours = torch.from_numpy(data.colours[n[pick], a[pick]]).float()
