@@ -163,7 +163,7 @@ SYSTEMS: tuple[System, ...] = (
            "layers, decodes faster than a matched transformer at no perplexity cost."),
     System("motionforcing", "Motion Forcing: sparse-point controlled driving video generation",
            "Decomposing driving-video generation into points, depth and appearance, with masked "
-           "point recovery, follows sparse 2D controls more precisely."),
+           "point recovery, follows sparse 2D controls more precisely.", needs=("cv2", "imageio", "diffusers")),
     System("mobta", "MobTA: bus-conditioned zero-shot trajectory generation by task arithmetic",
            "Adding the source city's bus-to-mobility task vector to a target-city bus model "
            "generates target-city trajectories close to a model trained on them.", needs=("peft",)),

@@ -1,0 +1,173 @@
+"""`proceedings motionforcing ...`: render clips, train the arms, generate from user controls, evaluate, benchmark.
+
+torch is imported inside the commands, so mounting this app costs nothing. The whole comparison runs as
+`proceedings reproduce motionforcing --scale tiny|small`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from proceedings.core.errors import ProceedingsError
+
+app = typer.Typer(help="Motion Forcing: points -> depth -> driving video, with Masked Point Recovery.",
+                  no_args_is_help=True)
+console = Console()
+
+
+@app.callback()
+def main() -> None:
+    """Motion Forcing's own verbs; `proceedings reproduce motionforcing --scale tiny|small` runs the comparison."""
+
+
+@app.command()
+def data(clips: int = typer.Option(..., help="Clips to render."), frames: int = 8, size: int = 32, seed: int = 0,
+         ego_variants: bool = typer.Option(False, help="Four ego paths per scene (the ego-only suite)."),
+         out: Path = typer.Option(..., help="Folder of shards (resumes finished shards).")) -> None:
+    """Render drive clips with exact depth, instance ids, boxes and poses into resumable shards."""
+    from proceedings.motionforcing.dataset import build
+
+    if clips < 1 or frames < 2 or size < 8:
+        raise ProceedingsError("need --clips >= 1, --frames >= 2 and --size >= 8")
+    if ego_variants and clips % 4:
+        raise ProceedingsError("--ego-variants needs a multiple of 4 clips (four ego paths per scene)")
+    built = build(out, clips, frames, size, seed, ego_variants=ego_variants)
+    console.print(f"{len(built)} clips of {frames} frames at {size} px in {out}")
+
+
+@app.command()
+def train(out: Path = typer.Option(..., help="Run folder: one resumable checkpoint per network, config.json."),
+          scale: str = typer.Option("tiny", help="Preset whose data, widths and steps to use (tiny or small)."),
+          seed: int = 0) -> None:
+    """Train stage 1 (MPR and full points), stage 2, the matched direct model and the localiser; re-run resumes."""
+    from proceedings.motionforcing.experiment import CONFIGS, datasets, train_arms
+
+    cfg = CONFIGS.get(scale)
+    if cfg is None or cfg.backend != "unet":
+        raise ProceedingsError(f"train runs the UNet presets (tiny, small), not '{scale}'")
+    train_arms(cfg, datasets(cfg, seed)["train"], seed, out)
+    (out / "config.json").write_text(json.dumps({"scale": scale, "seed": seed, **asdict(cfg)}, indent=1))
+    console.print(f"trained every arm into {out}")
+
+
+def load_run(run: Path):
+    """The arms of a run folder written by `train`."""
+    from proceedings.motionforcing.experiment import CONFIGS, train_arms
+
+    config = run / "config.json"
+    if not config.is_file():
+        raise ProceedingsError(f"run folder '{run}' has no config.json; train one with `motionforcing train --out {run}`")
+    meta = json.loads(config.read_text())
+    cfg = CONFIGS[meta["scale"]]
+    return cfg, train_arms(cfg, _no_data(cfg), meta["seed"], run)
+
+
+def _no_data(cfg):
+    """Finished checkpoints need no batches; a run that is not finished must be trained first."""
+    class Unfinished:
+        def __getattr__(self, name):
+            raise ProceedingsError("this run is not finished training; run `motionforcing train` again to resume it")
+
+    return Unfinished()
+
+
+@app.command()
+def generate(run: Path = typer.Option(None, help="Run folder from `train` (UNet backend)."),
+             image: Path = typer.Option(..., help="I0 as PNG, the run's size."),
+             depth: Path = typer.Option(..., help="Depth of I0 in metres (.npy, same size)."),
+             masks: Path = typer.Option(..., help="masks.npz: 'masks' (N, H, W) bool and 'ids' (N,)."),
+             traj: Path = typer.Option(..., help="traj.json (objects' pixel waypoints, ego path, causal)."),
+             out: Path = typer.Option(..., help="Output folder: points.mp4, ego_warp.mp4, depth.mp4, rgb.mp4."),
+             backend: str = typer.Option("unet", help="unet (a trained run) or cogvideox (local weights)."),
+             base: Path = typer.Option(None, help="CogVideoX-5b-I2V folder (cogvideox backend)."),
+             transformer: Path = typer.Option(None, help="Motion Forcing transformer folder (cogvideox backend).")) -> None:
+    """Condition videos first (points, ego warp), then the depth and RGB videos."""
+    if backend == "cogvideox":
+        from proceedings.motionforcing.cogvideox import require_weights
+
+        require_weights(base, transformer)
+        raise ProceedingsError("the CogVideoX backend found its weights; wiring the released transformer's point and "
+                               "depth-warp latents needs a GPU and is not part of this build (see README)")
+    if backend != "unet":
+        raise ProceedingsError(f"unknown backend '{backend}'; choose unet or cogvideox")
+    if run is None:
+        raise ProceedingsError("the UNet backend needs --run (a folder written by `motionforcing train`)")
+    _generate_unet(run, image, depth, masks, traj, out)
+
+
+def _generate_unet(run: Path, image: Path, depth_path: Path, masks_path: Path, traj_path: Path, out: Path) -> None:
+    import imageio.v3 as iio
+    import numpy as np
+    import torch
+
+    from proceedings.motionforcing.camera import Intrinsics
+    from proceedings.motionforcing.conditions import ego_warp, mask, point_video
+    from proceedings.motionforcing.dataset import Batch, metres, normalise_depth
+    from proceedings.motionforcing.stages import appearance, shape
+    from proceedings.motionforcing.video_io import depth_frames, write_mp4
+    from proceedings.motionforcing.waypoints import check_depth, ego_poses, from_waypoints, load_masks, parse_traj
+
+    cfg, arms = load_run(run)
+    rgb0 = np.asarray(iio.imread(image), np.float32)[..., :3] / 255.0
+    if rgb0.shape[:2] != (cfg.size, cfg.size):
+        raise ProceedingsError(f"image is {rgb0.shape[1]}x{rgb0.shape[0]}, the run generates {cfg.size}x{cfg.size}")
+    depth0 = np.load(depth_path).astype(np.float32)
+    check_depth(depth0, cfg.size)
+    objects = load_masks(masks_path)
+    spec = parse_traj(traj_path.read_text(), objects, cfg.size, cfg.size)
+    T, K = cfg.frames, Intrinsics.for_size(cfg.size)
+    if spec["frames"] != T:
+        raise ProceedingsError(f"traj.json asks for {spec['frames']} frames; this run generates {T}")
+    ego = spec.get("ego") or {}
+    cams = ego_poses(T, ego.get("waypoints"), ego.get("speed_weights"))
+    tracks = from_waypoints(objects, {o["mask_id"]: o["waypoints"] for o in spec["objects"]}, depth0, K, T, cams)
+    given = mask("future:" + str(T // 2) if spec.get("causal") else "full", len(tracks.ids), T)
+    points, valid = point_video(tracks.centres, tracks.depths, tracks.radii0, given, cfg.size)
+    static = ~np.any([objects[i] for i in objects], axis=0) if objects else np.ones_like(depth0, bool)
+    warp = ego_warp(depth0, static, K, cams)
+    write_mp4(out / "points.mp4", points)
+    write_mp4(out / "ego_warp.mp4", depth_frames(warp))
+    d0 = torch.from_numpy(normalise_depth(depth0))[None, None]
+    b = Batch(image0=torch.from_numpy(rgb0.transpose(2, 0, 1))[None], depth0=d0, points=torch.from_numpy(points)[None],
+              valid=torch.from_numpy(valid)[None, :, None, None, None].expand(1, T, 1, cfg.size, cfg.size),
+              warp=torch.from_numpy(normalise_depth(warp))[None, :, None], depth=d0, rgb=None, given=given[None])
+    with torch.no_grad():
+        video_depth = shape(arms.stage1_mpr, b)
+        rgb = appearance(arms.stage2, b.image0, video_depth).clamp(0, 1)
+    write_mp4(out / "depth.mp4", depth_frames(metres(video_depth)[0, :, 0].numpy()))
+    write_mp4(out / "rgb.mp4", rgb[0].numpy())
+    console.print(f"wrote points.mp4, ego_warp.mp4, depth.mp4 and rgb.mp4 to {out}")
+
+
+@app.command("eval")
+def evaluate(run: Path = typer.Option(..., help="Run folder from `train`."),
+             out: Path = typer.Option(Path("report.json"), help="Where to write the suite tables.")) -> None:
+    """Every test suite of the run's preset (full, incomplete, ego-only) for every arm, with the frozen evaluators."""
+    from proceedings.core.runtime import atomic_write_text
+    from proceedings.motionforcing.experiment import datasets, evaluate as run_suites
+
+    cfg, arms = load_run(run)
+    meta = json.loads((run / "config.json").read_text())
+    tables, pooled = run_suites(arms, datasets(cfg, meta["seed"]), cfg, meta["seed"])
+    drop = lambda row: {k: v for k, v in row.items() if not k.endswith("per_clip")} if isinstance(row, dict) else row  # noqa: E731
+    atomic_write_text(out, json.dumps({m: {a: drop(r) for a, r in t.items()} for m, t in tables.items()}, indent=1))
+    console.print(f"suite tables written to {out}")
+
+
+@app.command()
+def bench(sizes: str = "32,64", clips: int = 4) -> None:
+    """Renderer ms/frame and clips/s at each size (one thread)."""
+    from proceedings.motionforcing import drive_world
+
+    for size in (int(s) for s in sizes.split(",")):
+        start = time.process_time()
+        for seed in range(clips):
+            drive_world.sample(seed, 8, size)
+        cpu = time.process_time() - start
+        console.print(f"{size} px: {1000 * cpu / (8 * clips):.1f} ms/frame CPU (sampling included), {clips / cpu:.2f} clips/s")
