@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import pickle
 import resource
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -22,7 +23,7 @@ import torch
 
 from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir, results_root
-from proceedings.core.runtime import check_scale, seed_everything
+from proceedings.core.runtime import atomic_write_bytes, check_scale, seed_everything
 from proceedings.mocar.backbone import BackboneConfig
 from proceedings.mocar.baselines import constant_velocity, ctrv
 from proceedings.mocar.batch import make_batch
@@ -201,13 +202,19 @@ def predictor(model: torch.nn.Module, seed: int, **options):
     return lambda b: model.predict(b, **options)
 
 
-def evaluate_arm(predict, splits: Splits, horizon_b: int) -> dict[str, tuple[dict, object]]:
-    """Tables on A train (a sample), A test, A turn-heavy and B (AV1 horizon)."""
+def evaluate_arm(predict, splits: Splits, horizon_b: int, saved: Path | None = None) -> dict[str, tuple[dict, object]]:
+    """Tables on A train (a sample), A test, A turn-heavy and B (AV1 horizon); kept in `saved` (pickle) so a
+    staged run evaluates each arm once."""
+    if saved is not None and saved.exists():
+        return pickle.loads(saved.read_bytes())
     train_sample = cap(splits.train, len(splits.test), 1)
-    return {"a_train": score(forecast_all(predict, train_sample), train_sample),
-            "a_test": score(forecast_all(predict, splits.test), splits.test),
-            "a_turn": score(forecast_all(predict, splits.turn), splits.turn),
-            "b_av1": score(forecast_all(lambda b: predict(b), splits.shift, horizon_b), splits.shift)}
+    tables = {"a_train": score(forecast_all(predict, train_sample), train_sample),
+              "a_test": score(forecast_all(predict, splits.test), splits.test),
+              "a_turn": score(forecast_all(predict, splits.turn), splits.turn),
+              "b_av1": score(forecast_all(lambda b: predict(b), splits.shift, horizon_b), splits.shift)}
+    if saved is not None:
+        atomic_write_bytes(saved, pickle.dumps(tables))
+    return tables
 
 
 def reproduce(scale: str, seed: int = 0) -> Result:
@@ -222,10 +229,12 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     logs = {name: train_arm(name, model, splits.train, cfg.train if name in ARMS else half_steps(cfg.train), cfg,
                             checkpoint(cfg, name)) for name, model in arms.items()}  # all training first: a staged run
     horizon_b = splits.shift.focal.shape[1] - splits.shift.observed  # resumes into the evaluation
-    tables = {name: evaluate_arm(predictor(model, seed), splits, horizon_b) for name, model in arms.items()}
+    saved = lambda name: run_folder(cfg) / f"{name}.eval.pkl" if cfg.checkpoints else None  # noqa: E731
+    tables = {name: evaluate_arm(predictor(model, seed), splits, horizon_b, saved(name)) for name, model in arms.items()}
     tables["cv"] = evaluate_arm(constant_velocity, splits, horizon_b)
     tables["ctrv"] = evaluate_arm(lambda b: ctrv(b, cfg.mocar.modes), splits, horizon_b)
-    tables["mocar_retokenize"] = evaluate_arm(predictor(retokenizing(arms["mocar"]), seed), splits, horizon_b)
+    tables["mocar_retokenize"] = evaluate_arm(predictor(retokenizing(arms["mocar"]), seed), splits, horizon_b,
+                                              saved("mocar_retokenize"))
 
     mocar, smart = arms["mocar"], arms["smart_lite"]
     tokenizer_ade = code_space_ade(lambda p, h: mocar.tokenizer.decode(mocar.tokenizer.encode(p, h)[0]), splits.test)
