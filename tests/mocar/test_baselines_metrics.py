@@ -68,3 +68,13 @@ def test_bad_horizons_and_histories_are_one_line_errors():
         segment_counts(4, 60)
     with pytest.raises(ProceedingsError, match="NaN"):
         per_scenario(np.full((1, 1, 60, 2), np.nan), np.ones((1, 1)), np.zeros((1, 60, 2)))
+
+
+def test_only_a_segment_beyond_the_physical_limit_is_clamped_and_it_is_counted():
+    from proceedings.mocar.forecast import MAX_SEGMENT_M, clamp_transition
+
+    fastest_true_segment = 13.89 * 1.2 * 0.5  # city A's limit x SUMO's speed factor, over 0.5 s
+    transitions = torch.tensor([[fastest_true_segment, 0.0, 0.1], [30.0, 40.0, -0.2]])
+    clamped, count = clamp_transition(transitions)
+    assert count == 1 and torch.equal(clamped[0], transitions[0])
+    assert torch.isclose(clamped[1, :2].norm(), torch.tensor(MAX_SEGMENT_M)) and clamped[1, 2] == transitions[1, 2]

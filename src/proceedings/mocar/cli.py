@@ -18,7 +18,6 @@ from proceedings.core.errors import ProceedingsError
 app = typer.Typer(help="MoCAR: motion-code coordinate-aware autoregressive forecasting on SUMO traffic.",
                   no_args_is_help=True)
 console = Console()
-ARMS = ("mocar", "smart_lite", "qcnet_lite")
 
 
 @app.callback()
@@ -47,13 +46,15 @@ def sim(out: Path = typer.Option(..., "-o", "--out", help="Directory for the sha
 
 
 def _scenes(data: Path, skip_invalid: bool):
-    """Load scenarios (and put torch on $PROCEEDINGS_THREADS threads, default 1, before any model work)."""
+    """Load SUMO shards, or real AV2 scenario folders (<id>/scenario_<id>.parquet), and put torch on
+    $PROCEEDINGS_THREADS threads (default 1) before any model work."""
     from proceedings.core.runtime import set_threads
+    from proceedings.mocar.av2_interop import load_av2
     from proceedings.mocar.scenarios import load
 
     set_threads()
-
-    scenes, report = load(data, skip_invalid)
+    real_av2 = data.is_dir() and not (data / "manifest.json").exists() and any(data.glob("*/scenario_*.parquet"))
+    scenes, report = load_av2(data, skip_invalid=skip_invalid) if real_av2 else load(data, skip_invalid)
     if report["skipped_invalid"]:
         console.print(f"skipped {report['skipped_invalid']} invalid scenarios")
     return scenes
@@ -70,7 +71,7 @@ def train(data: Path = typer.Option(..., help="Scenario directory made by `mocar
     """Train one arm on a scenario directory with the preset's decoder, optimiser and steps."""
     from dataclasses import replace
 
-    from proceedings.mocar.experiment import Splits, build_arms, experiment_config, train_arm
+    from proceedings.mocar.experiment import ARMS, Splits, build_arms, experiment_config, train_arm
     from proceedings.mocar.pretrained import save_pretrained
 
     if arm not in ARMS:
@@ -163,3 +164,21 @@ def viz(data: Path = typer.Option(..., help="Scenario directory or .npz shard.")
     modes = json.loads(forecast.read_text()) if forecast else None
     draw_scenario(scenes, index, modes, out)
     console.print(f"wrote {out}")
+
+
+@app.command("export-av2")
+def export_av2(data: Path = typer.Option(..., help="Scenario directory made by `mocar sim`."),
+               out: Path = typer.Option(..., "-o", "--out", help="Directory for the AV2 scenario folders."),
+               limit: int = typer.Option(0, help="Export only the first N windows (0 = all).")) -> None:
+    """Write windows as Argoverse 2 scenarios (parquet + log_map_archive JSON), readable by the av2 API."""
+    import numpy as np
+
+    from proceedings.mocar.av2_interop import export_av2 as export
+
+    scenes = _scenes(data, False)
+    if limit:
+        scenes = scenes.subset(np.arange(min(limit, len(scenes))))
+    manifest = json.loads((data / "manifest.json").read_text())
+    lanes = [json.loads((data / n["map"]).read_text())["lane_segments"] for n in manifest["networks"]]
+    written = export(scenes, lanes, out)
+    console.print(f"wrote {len(written)} AV2 scenarios to {out}")

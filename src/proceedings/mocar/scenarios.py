@@ -85,8 +85,10 @@ def turn_heavy(heading: np.ndarray, proto: Protocol) -> np.ndarray:
 
 
 def build_shard(states: np.ndarray, ids: list[str], windows: list[tuple[int, int]], proto: Protocol,
-                chunk_points: np.ndarray, chunk_flags: np.ndarray, lane_points: np.ndarray, seed: int) -> dict:
-    """Every window's focal track, neighbours and map-token indices as arrays (one network)."""
+                chunk_points: np.ndarray, chunk_flags: np.ndarray, lane_points: np.ndarray, seed: int,
+                noise_m: float = NOISE_M) -> dict:
+    """Every window's focal track, neighbours and map-token indices as arrays (one network); observed
+    positions get `noise_m` Gaussian noise (0 for real data)."""
     from scipy.spatial import cKDTree
 
     rng = np.random.default_rng(seed)
@@ -116,8 +118,8 @@ def build_shard(states: np.ndarray, ids: list[str], windows: list[tuple[int, int
         idx = np.atleast_1d(idx)[np.isfinite(np.atleast_1d(d))]
         map_index[k, :len(idx)] = idx
     clean = focal[..., :2].copy()
-    focal[..., :2] += rng.normal(0.0, NOISE_M, focal[..., :2].shape).astype(np.float32)
-    neighbours[..., :2] += np.where(valid[..., None], rng.normal(0.0, NOISE_M, neighbours[..., :2].shape), 0).astype(np.float32)
+    focal[..., :2] += rng.normal(0.0, noise_m, focal[..., :2].shape).astype(np.float32)
+    neighbours[..., :2] += np.where(valid[..., None], rng.normal(0.0, noise_m, neighbours[..., :2].shape), 0).astype(np.float32)
     return {"focal": focal, "focal_clean": clean, "neighbours": neighbours, "neighbour_valid": valid,
             "scored": scored, "map_index": map_index, "chunks": chunk_points, "chunk_intersection": chunk_flags,
             "lane_points": lane_points, "turn_heavy": turn_heavy(focal[..., 2], proto),
@@ -199,7 +201,7 @@ def load(path: Path | str, skip_invalid: bool = False) -> tuple[Scenes, dict]:
             arrays = {k: z[k] for k in z.files}
         keep = validate(arrays, file.stem, skip_invalid)
         skipped += int((~keep).sum())
-        parts.append(_scenes(arrays, keep, n, file.stem))
+        parts.append(scenes_from_arrays(arrays, keep, n, file.stem))
         lanes.append(arrays["lane_points"])
     if len({p.observed for p in parts}) > 1:
         raise ProceedingsError(f"'{path}' mixes protocols (observed steps {sorted({p.observed for p in parts})})")
@@ -208,7 +210,7 @@ def load(path: Path | str, skip_invalid: bool = False) -> tuple[Scenes, dict]:
     return scenes, {"files": len(files), "scenarios": len(scenes), "skipped_invalid": skipped}
 
 
-def _scenes(arrays: dict, keep: np.ndarray, network: int, name: str) -> Scenes:
+def scenes_from_arrays(arrays: dict, keep: np.ndarray, network: int, name: str) -> Scenes:
     idx = arrays["map_index"][keep]
     chunks = np.concatenate((arrays["chunks"], np.zeros((1, *arrays["chunks"].shape[1:]), np.float32)))
     flags = np.append(arrays["chunk_intersection"], False)
