@@ -12,7 +12,7 @@ from proceedings.moca.training import TrainConfig, to_tensors, train
 MICRO = ExperimentConfig(
     classes=["chair"], components={"chair": (6, 7)}, train_samples=8, held_out=2,
     model=DiTConfig(points=8, dim=16, heads=2, depth=1, k=1, sigma=4, mlp_ratio=2),
-    train=TrainConfig(steps=3, batch=2, warmup=1), sample_steps=2, sweep_ns=(2, 4), sweep_points=8, sweep_dim=8,
+    train=TrainConfig(steps=2, batch=2, warmup=1), sample_steps=2, sweep_ns=(2, 4), sweep_points=8, sweep_dim=8,
     sweep_repeats=1, resumable=True)
 
 
@@ -29,7 +29,7 @@ def test_a_wall_time_budget_stops_after_one_step_and_the_rerun_resumes_to_the_en
 def test_stage_does_one_piece_at_a_time_and_reproduce_gathers_them_without_training(tmp_path, monkeypatch):
     monkeypatch.setenv("PROCEEDINGS_CACHE", str(tmp_path))
     monkeypatch.setitem(experiment.CONFIGS, "small", MICRO)
-    said = [stage("small", max_seconds=0) for _ in range(4 * 3 + 2)]  # 3 one-step pieces per arm, the sweep
+    said = [stage("small", max_seconds=0) for _ in range(4 * 2 + 2)]  # 2 one-step pieces per arm, the sweep
     assert said[0].startswith("full: trained part of the way")  # one step, then the budget is spent
     assert any(s.startswith("local: trained and evaluated") for s in said)
     assert said[-1].startswith("every piece is done")
@@ -40,7 +40,7 @@ def test_stage_does_one_piece_at_a_time_and_reproduce_gathers_them_without_train
 
     monkeypatch.setattr(experiment, "train", no_training)
     result = reproduce("small")
-    assert result.baseline["steps"] == result.metrics["local"]["steps"] == 3
+    assert result.baseline["steps"] == result.metrics["local"]["steps"] == 2
     assert set(result.checks) == set(experiment.verdict(result.metrics, result.baseline))
 
 
