@@ -196,24 +196,26 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     encoder = text_encoder(cfg.encoder)
     model_config = replace(cfg.model, text_dim=encoder.dim)
     e1_stats = stage(folder, "e1_statistics", lambda: dataset_statistics(cfg, seed))
+    check_budget(stop, scale, "E1 statistics")
     e1_annotate = stage(folder, "e1_annotate", lambda: annotation_accuracy(cfg, seed))
-    check_budget(stop, scale, "E1")
+    check_budget(stop, scale, "E1 annotate")
 
     examples = lambda profile, stream, n, caption: make_examples(  # noqa: E731
         profile, data_seed(seed, stream), n, cfg.train_size, caption, encoder)
-    train_sets, bench = stage(folder, "data", lambda: (
-        {"sparse": examples("sparse", "train", cfg.train_images, "short"),
-         "dense": examples("dense", "train", cfg.train_images, "rich")},
-        {"overlay": examples("dense", "bench", cfg.bench_layouts, "rich"),
-         "sparse": examples("sparse", "bench", cfg.bench_layouts, "short")}))
+    train_sets = {}
+    for arm, profile, caption in (("sparse", "sparse", "short"), ("dense", "dense", "rich")):
+        train_sets[arm] = stage(folder, f"data_{arm}", lambda: examples(profile, "train", cfg.train_images, caption))
+        check_budget(stop, scale, f"the {arm} training set")
     if cfg.ablation:
         train_sets["dense_short"] = with_short_captions(train_sets["dense"])
+    bench = stage(folder, "benchmarks", lambda: {"overlay": examples("dense", "bench", cfg.bench_layouts, "rich"),
+                                                 "sparse": examples("sparse", "bench", cfg.bench_layouts, "short")})
     cuts = terciles([e.overlayscore for e in bench["overlay"]])
     tier = np.array([difficulty(e.overlayscore, cuts) for e in bench["overlay"]])
     probes = stage(folder, "probes", lambda: train_probes(probe_data(
         examples("sparse", "probe", cfg.probe_images, "short") + examples("dense", "probe", cfg.probe_images, "short")),
         steps=cfg.probe_steps, seed=seed))
-    check_budget(stop, scale, "data and probes")
+    check_budget(stop, scale, "benchmarks and probes")
     inputs = {name: layout_set(b, encoder, cfg.max_objects) for name, b in bench.items()}
     upper = {name: measure(inputs[name].images, b, probes) for name, b in bench.items()}
 
