@@ -58,3 +58,23 @@ def test_flow_matching_lowers_the_loss_and_sampling_is_seeded():
     assert sum(log.losses[-10:]) < sum(log.losses[:10])
     a, b = sample(model, data.take(slice(0, 4)), steps=4, seed=1), sample(model, data.take(slice(0, 4)), steps=4, seed=1)
     assert torch.equal(a, b) and a.shape == (4, 3, 8, 8) and a.abs().max() <= 1
+
+
+
+def test_a_training_stopped_by_its_deadline_checkpoints_and_resumes_to_the_uninterrupted_run(tmp_path, monkeypatch):
+    import itertools
+    import time
+
+    from proceedings.overlay import flow
+
+    data, config = toy_layouts(), TrainConfig(steps=12, batch=4, lr=1e-3, checkpoint_every=5, seed=3)
+    _, whole = train(data, CONFIG, config)
+    clock = itertools.count()  # a fake clock: one tick per reading
+    monkeypatch.setattr(flow, "time", type("Clock", (), {"perf_counter": staticmethod(lambda: float(next(clock))),
+                                                         "process_time": staticmethod(time.process_time)}))
+    ckpt = tmp_path / "arm.pt"
+    _, stopped = train(data, CONFIG, config, checkpoint=ckpt, deadline=8.0)
+    assert 0 < len(stopped.losses) < 12
+    monkeypatch.undo()
+    _, resumed = train(data, CONFIG, config, checkpoint=ckpt)
+    assert resumed.losses == whole.losses

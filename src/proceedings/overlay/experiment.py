@@ -10,14 +10,21 @@ OverLayScore terciles, rich captions) and a sparse one (short captions).
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import pickle
 import resource
 import time
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
+from proceedings.core.errors import ProceedingsError
+from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir, results_root
-from proceedings.core.runtime import check_scale, seed_everything, set_threads
+from proceedings.core.runtime import atomic_write_bytes, check_scale, seed_everything, set_threads
 from proceedings.overlay.flow import TrainConfig, sample, train
 from proceedings.overlay.l2i import ModelConfig
 
@@ -30,6 +37,7 @@ PROBE_COLOUR, PROBE_MIOU, BLIND_MARGIN = 0.95, 0.8, 0.25  # issue 28's gate
 DENSE_RANGE, RATIO_RANGE, WORDS_RATIO = (6.3, 6.9), (1.55, 1.80), 6.0
 FRONT_ACCURACY, REGION_IOU = 0.9, 0.8
 SPARSE_TOLERANCE, STEP_SHARE = 0.03, 0.7
+MAX_MINUTES_ENV = "PROCEEDINGS_OVERLAY_MAX_MINUTES"  # a staged run's budget per call; the next call resumes
 
 
 @dataclass
@@ -50,6 +58,8 @@ class ExperimentConfig:
     guidance: float = 2.0
     max_objects: int = 16
     ablation: bool = True  # the dense-layouts, short-captions arm
+    annotate_canvas: int = 64  # E1 pipeline accuracy: the canvas the noisy back-ends see
+    staged: bool = False  # keep every finished stage and each arm's checkpoint in a run folder (small, paper)
 
 
 CONFIGS = {
@@ -59,18 +69,20 @@ CONFIGS = {
                              model=ModelConfig(0, (16, 32, 64)),
                              train=TrainConfig(steps=150, batch=32, lr=1e-3, ema=0.99, checkpoint_every=50),
                              probe_steps=200, sample_steps=8),
-    # 64x64 canvas, 32x32 training, MiniLM captions (spec §5: channels 24-48-96).
-    "small": ExperimentConfig(train_images=2000, train_size=32, bench_layouts=150, convergence_layouts=100,
-                              stats_images=300, annotate_images=200, probe_images=400, encoder="minilm",
+    # 64x64 canvas, 32x32 training, MiniLM captions, spec §5's channels 24-48-96. Sized to the CPU measured
+    # here (0.83 CPU-s per step at batch 32, 0.014 CPU-s per sample per Euler step): two arms of 400 steps, no
+    # captions ablation; annotate at a 128 canvas, where a 1-px mask error is half as large (README).
+    "small": ExperimentConfig(train_images=1000, train_size=32, bench_layouts=100, convergence_layouts=48,
+                              stats_images=300, annotate_images=60, probe_images=300, encoder="minilm",
                               model=ModelConfig(0, (24, 48, 96)),
-                              train=TrainConfig(steps=600, batch=32, lr=1e-3, ema=0.995, checkpoint_every=100),
-                              probe_steps=400, sample_steps=12),
+                              train=TrainConfig(steps=400, batch=32, lr=1e-3, ema=0.995, checkpoint_every=50),
+                              probe_steps=300, sample_steps=10, ablation=False, annotate_canvas=128, staged=True),
     # Full spec §5 numbers (6,000 images, 1,500 steps, 300 benchmark layouts, 20 Euler steps).
     "paper": ExperimentConfig(train_images=6000, train_size=32, bench_layouts=300, convergence_layouts=100,
                               stats_images=1000, annotate_images=500, probe_images=1000, encoder="minilm",
                               model=ModelConfig(0, (24, 48, 96)),
                               train=TrainConfig(steps=1500, batch=32, lr=2e-4, ema=0.999, checkpoint_every=100),
-                              probe_steps=800, sample_steps=20),
+                              probe_steps=800, sample_steps=20, annotate_canvas=128, staged=True),
 }
 
 
@@ -113,7 +125,7 @@ def annotation_accuracy(cfg: ExperimentConfig, seed: int) -> dict:
     truth, predicted = [], []
     t0 = time.perf_counter()
     for k in range(cfg.annotate_images):
-        record, image = make_record("dense", data_seed(seed, "annotate"), k, cfg.canvas, encoder=None)
+        record, image = make_record("dense", data_seed(seed, "annotate"), k, cfg.annotate_canvas, encoder=None)
         truth.append(record)
         predicted.append(annotate_image(image, record["image_id"], record, backends, seed=seed))
     report = annotation_report(predicted, truth)
@@ -121,8 +133,56 @@ def annotation_accuracy(cfg: ExperimentConfig, seed: int) -> dict:
     return report
 
 
+def run_folder(cfg: ExperimentConfig, scale: str, seed: int) -> Path | None:
+    """Where a staged run keeps its finished stages: named by the configuration and this package's code
+    (every module but experiment.py and cli.py), so a changed setting or method never reuses a stage."""
+    if not cfg.staged:
+        return None
+    here = Path(__file__).parent
+    code = b"".join(p.read_bytes() for p in sorted(here.glob("*.py")) if p.name not in ("experiment.py", "cli.py"))
+    key = hashlib.sha1(json.dumps(asdict(cfg), sort_keys=True, default=str).encode() + code).hexdigest()[:12]
+    return cache_root() / "overlay" / "runs" / f"{scale}-seed{seed}-{key}"
+
+
+def stage(folder: Path | None, name: str, compute):
+    """compute(), or its result kept from an earlier call of the same staged run."""
+    if folder is None:
+        return compute()
+    path = folder / f"{name}.pkl"
+    if path.exists():
+        return pickle.loads(path.read_bytes())
+    value = compute()
+    atomic_write_bytes(path, pickle.dumps(value))
+    return value
+
+
+def deadline() -> float | None:
+    """time.perf_counter() at which this call stops training: now + $PROCEEDINGS_OVERLAY_MAX_MINUTES, else never."""
+    raw = os.environ.get(MAX_MINUTES_ENV)
+    if not raw:
+        return None
+    try:
+        minutes = float(raw)
+    except ValueError:
+        raise ProceedingsError(f"${MAX_MINUTES_ENV}={raw!r} is not a number of minutes") from None
+    if not minutes > 0:
+        raise ProceedingsError(f"${MAX_MINUTES_ENV} must be > 0, got {raw}")
+    return time.perf_counter() + 60 * minutes
+
+
+def check_budget(stop: float | None, scale: str, done: str) -> None:
+    """Stop a staged call between stages once its budget is spent (the finished stages are kept)."""
+    if stop is not None and time.perf_counter() > stop:
+        raise ProceedingsError(f"overlay {scale}: stopped after {done} (${MAX_MINUTES_ENV} budget); "
+                               "run the same command again to resume")
+
+
 def reproduce(scale: str, seed: int = 0) -> Result:
-    """E1 statistics and annotation -> probes -> three matched trainings -> the meter on both benchmarks."""
+    """E1 statistics and annotation -> probes -> matched trainings -> the meter on both benchmarks.
+
+    A staged preset (small, paper) keeps each finished stage and each arm's checkpoint in its run folder;
+    with $PROCEEDINGS_OVERLAY_MAX_MINUTES set, a call stops training at that budget and asks to be run again.
+    """
     from proceedings.overlay.dataset import layout_set, make_examples, probe_data, with_short_captions
     from proceedings.overlay.meter import measure, paired_bootstrap, summarise
     from proceedings.overlay.probes import train_probes
@@ -132,42 +192,43 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     cfg = experiment_config(scale, seed)
     threads = set_threads()
     seed_everything(seed)
+    folder, stop = run_folder(cfg, scale, seed), deadline()
     encoder = text_encoder(cfg.encoder)
     model_config = replace(cfg.model, text_dim=encoder.dim)
-    e1_stats = dataset_statistics(cfg, seed)
-    e1_annotate = annotation_accuracy(cfg, seed)
+    e1_stats = stage(folder, "e1_statistics", lambda: dataset_statistics(cfg, seed))
+    check_budget(stop, scale, "E1 statistics")
+    e1_annotate = stage(folder, "e1_annotate", lambda: annotation_accuracy(cfg, seed))
+    check_budget(stop, scale, "E1 annotate")
 
     examples = lambda profile, stream, n, caption: make_examples(  # noqa: E731
         profile, data_seed(seed, stream), n, cfg.train_size, caption, encoder)
-    train_sets = {"sparse": examples("sparse", "train", cfg.train_images, "short"),
-                  "dense": examples("dense", "train", cfg.train_images, "rich")}
+    train_sets = {}
+    for arm, profile, caption in (("sparse", "sparse", "short"), ("dense", "dense", "rich")):
+        train_sets[arm] = stage(folder, f"data_{arm}", lambda: examples(profile, "train", cfg.train_images, caption))
+        check_budget(stop, scale, f"the {arm} training set")
     if cfg.ablation:
         train_sets["dense_short"] = with_short_captions(train_sets["dense"])
-    bench = {"overlay": examples("dense", "bench", cfg.bench_layouts, "rich"),
-             "sparse": examples("sparse", "bench", cfg.bench_layouts, "short")}
+    bench = stage(folder, "benchmarks", lambda: {"overlay": examples("dense", "bench", cfg.bench_layouts, "rich"),
+                                                 "sparse": examples("sparse", "bench", cfg.bench_layouts, "short")})
     cuts = terciles([e.overlayscore for e in bench["overlay"]])
     tier = np.array([difficulty(e.overlayscore, cuts) for e in bench["overlay"]])
-    probes = train_probes(probe_data(examples("sparse", "probe", cfg.probe_images, "short")
-                                     + examples("dense", "probe", cfg.probe_images, "short")), steps=cfg.probe_steps, seed=seed)
+    probes = stage(folder, "probes", lambda: train_probes(probe_data(
+        examples("sparse", "probe", cfg.probe_images, "short") + examples("dense", "probe", cfg.probe_images, "short")),
+        steps=cfg.probe_steps, seed=seed))
+    check_budget(stop, scale, "benchmarks and probes")
     inputs = {name: layout_set(b, encoder, cfg.max_objects) for name, b in bench.items()}
     upper = {name: measure(inputs[name].images, b, probes) for name, b in bench.items()}
 
-    arms, logs, sample_s = {}, {}, []
-    subset = inputs["overlay"].take(slice(0, cfg.convergence_layouts))
+    arms, logs = {}, {}
     for arm, data in train_sets.items():
-        model, logs[arm] = train(layout_set(data, encoder, cfg.max_objects), model_config, cfg.train, desc=f"train {arm}")
-        t0 = time.perf_counter()
-        generated = {name: sample(model, inputs[name], cfg.sample_steps, cfg.guidance, seed) for name in inputs}
-        sample_s.append((time.perf_counter() - t0) / sum(len(x) for x in inputs.values()))
-        blind = sample(model, inputs["sparse"], cfg.sample_steps, cfg.guidance, seed, blind=True)
-        curve = {}
-        for step, state in sorted(logs[arm].snapshots.items()):
-            model.load_state_dict(state)
-            images = sample(model, subset, cfg.sample_steps, cfg.guidance, seed)
-            curve[step] = summarise(measure(images, bench["overlay"][:cfg.convergence_layouts], probes))["o_miou"]
-        arms[arm] = {"overlay": measure(generated["overlay"], bench["overlay"], probes),
-                     "sparse": measure(generated["sparse"], bench["sparse"], probes),
-                     "blind_sparse": measure(blind, bench["sparse"], probes), "curve": curve}
+        checkpoint = folder / f"{arm}.pt" if folder else None
+        model, log = train(layout_set(data, encoder, cfg.max_objects), model_config, cfg.train, checkpoint=checkpoint,
+                           desc=f"train {arm}", deadline=stop)
+        if len(log.losses) < cfg.train.steps:
+            raise ProceedingsError(f"overlay {scale}: arm {arm} stopped at step {len(log.losses)} of {cfg.train.steps} "
+                                   f"(${MAX_MINUTES_ENV} budget); run the same command again to resume")
+        arms[arm], logs[arm] = stage(folder, f"{arm}_evaluated", lambda: evaluate_arm(model, log, cfg, inputs, bench, probes, seed))
+        check_budget(stop, scale, f"arm {arm}")
 
     hard = np.isin(tier, ["medium", "hard"])
     row = lambda arm: arm_numbers(arms[arm], hard, tier, logs[arm])  # noqa: E731
@@ -194,7 +255,9 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                       "encoder": encoder.name},
         "speed": {"threads": threads, "s_per_step": float(np.mean([lg.wall_s / len(lg.losses) for lg in logs.values()])),
                   "cpu_s_per_step": float(np.mean([lg.cpu_s / len(lg.losses) for lg in logs.values()])),
-                  "samples_per_s": float(1 / np.mean(sample_s)), "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "samples_per_s": float(1 / np.mean([a["sample_s"] for a in arms.values()])),
+                  "train_wall_s": {arm: lg.wall_s for arm, lg in logs.items()},
+                  "train_cpu_s": {arm: lg.cpu_s for arm, lg in logs.items()}, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   **e1_stats["speed"], "annotate_oracle_noisy_images_per_s": e1_annotate["images_per_s"]},
     }
     baseline = {"name": "the same model trained on sparse (LayoutSAM-like) layouts with short captions (E2); "
@@ -212,6 +275,27 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                            "are sampled with the same noise seed, Euler steps and guidance on the same benchmark inputs."},
         seed=seed, notes=notes(metrics, baseline), artifacts=[str(p.relative_to(results_root())) for p in artifacts],
         device="cpu")
+
+
+def evaluate_arm(model, log, cfg: ExperimentConfig, inputs: dict, bench: dict, probes, seed: int) -> tuple[dict, object]:
+    """One trained arm on both benchmarks, its layout-blind control, and its convergence curve (EMA snapshots
+    on the fixed subset); returns (numbers, the training log without its snapshots)."""
+    from proceedings.overlay.meter import measure, summarise
+
+    t0 = time.perf_counter()
+    generated = {name: sample(model, inputs[name], cfg.sample_steps, cfg.guidance, seed) for name in inputs}
+    sample_s = (time.perf_counter() - t0) / sum(len(x) for x in inputs.values())
+    blind = sample(model, inputs["sparse"], cfg.sample_steps, cfg.guidance, seed, blind=True)
+    subset = inputs["overlay"].take(slice(0, cfg.convergence_layouts))
+    curve = {}
+    for step, state in sorted(log.snapshots.items()):
+        model.load_state_dict(state)
+        images = sample(model, subset, cfg.sample_steps, cfg.guidance, seed)
+        curve[step] = summarise(measure(images, bench["overlay"][:cfg.convergence_layouts], probes))["o_miou"]
+    log.snapshots = {}
+    return {"overlay": measure(generated["overlay"], bench["overlay"], probes),
+            "sparse": measure(generated["sparse"], bench["sparse"], probes),
+            "blind_sparse": measure(blind, bench["sparse"], probes), "curve": curve, "sample_s": sample_s}, log
 
 
 def arm_numbers(arm: dict, hard: np.ndarray, tier: np.ndarray, log) -> dict:

@@ -93,8 +93,10 @@ def _ema_update(ema: LayoutUNet, model: LayoutUNet, decay: float, step: int) -> 
 
 
 def train(data: LayoutSet, model_config: ModelConfig, config: TrainConfig, checkpoint: Path | None = None,
-          stop_at: int | None = None, desc: str = "train l2i") -> tuple[LayoutUNet, TrainLog]:
-    """Train (or resume from `checkpoint`) to `config.steps`; `stop_at` ends early, as a kill would."""
+          stop_at: int | None = None, desc: str = "train l2i", deadline: float | None = None) -> tuple[LayoutUNet, TrainLog]:
+    """Train (or resume from `checkpoint`) to `config.steps`; `stop_at` ends early, as a kill would, and so
+    does passing the `deadline` (a time.perf_counter() value; checkpointed, for staged runs). Wall and CPU
+    seconds add up over resumed calls."""
     torch.manual_seed(config.seed)
     model = LayoutUNet(model_config)
     ema = copy.deepcopy(model).requires_grad_(False)
@@ -107,11 +109,23 @@ def train(data: LayoutSet, model_config: ModelConfig, config: TrainConfig, check
         optimiser.load_state_dict(state["optimiser"])
         restore_rng_state(state["rng"])
         log.losses, log.snapshots, start = state["losses"], state["snapshots"], state["step"]
+        log.wall_s, log.cpu_s = state.get("wall_s", 0.0), state.get("cpu_s", 0.0)
     marks = {max(1, round(f * config.steps)) for f in config.snapshots}
     end = min(config.steps, stop_at or config.steps)
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0 = time.perf_counter() - log.wall_s, time.process_time() - log.cpu_s
+
+    def save(step: int) -> None:
+        save_checkpoint(checkpoint, {"model": model.state_dict(), "ema": ema.state_dict(),
+                                     "optimiser": optimiser.state_dict(), "rng": rng_state(), "losses": log.losses,
+                                     "snapshots": log.snapshots, "step": step, "config": asdict(config),
+                                     "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0})
+
     with progress_bar(total=config.steps, initial=start, desc=desc, unit="step") as bar:
         for step in range(start, end):
+            if deadline is not None and time.perf_counter() > deadline:
+                if checkpoint and step > start:
+                    save(step)
+                break
             loss = flow_loss(model, *_batch(data, config, step))
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
@@ -122,10 +136,7 @@ def train(data: LayoutSet, model_config: ModelConfig, config: TrainConfig, check
             if step + 1 in marks:
                 log.snapshots[step + 1] = copy.deepcopy(ema.state_dict())
             if checkpoint and ((step + 1) % config.checkpoint_every == 0 or step + 1 == end):
-                save_checkpoint(checkpoint, {"model": model.state_dict(), "ema": ema.state_dict(),
-                                             "optimiser": optimiser.state_dict(), "rng": rng_state(),
-                                             "losses": log.losses, "snapshots": log.snapshots, "step": step + 1,
-                                             "config": asdict(config)})
+                save(step + 1)
             bar.update()
     log.wall_s, log.cpu_s = time.perf_counter() - t0, time.process_time() - c0
     return ema, log

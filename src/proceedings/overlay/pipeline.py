@@ -17,6 +17,7 @@ from proceedings.overlay.backends import Detection, load_backends
 from proceedings.overlay.captions import global_caption, relation_text, rich_caption
 from proceedings.overlay.overlaps import find_pairs, iou
 from proceedings.overlay.records import check_record, rle_encode
+from proceedings.overlay.refine import refine_masks
 from proceedings.overlay.score import overlayscore
 
 MIN_SIDE = 0.02  # spec §2.2 step 8: boxes narrower than 2 % of the side are dropped
@@ -60,7 +61,7 @@ def depth_order(n: int, fronts: list[tuple[int, int]], visible_fraction: list[fl
 
 
 def annotate_image(image: np.ndarray, image_id: str, truth: dict | None, backends: Backends, detector=None,
-                   segmenter=None, seed: int = 0, encoder=None) -> dict:
+                   segmenter=None, seed: int = 0, encoder=None, refine: bool = True) -> dict:
     """One image's record built from the back-ends' view of it (truth feeds only the oracle back-ends)."""
     from proceedings.overlay.text_encoder import text_encoder
 
@@ -73,6 +74,10 @@ def annotate_image(image: np.ndarray, image_id: str, truth: dict | None, backend
         segmenter.segment(image, detections, truth, rng)
     else:
         segmenter.segment(image, detections)
+    segmented = [d for d in detections if d.visible is not None]
+    if refine:
+        for det, mask in zip(segmented, refine_masks(image, [d.visible for d in segmented])):
+            det.visible = mask
     detections = quality_filter(detections, size)
     record = build_record(image_id, size, detections, backends, seed, encoder or text_encoder(backends.text_encoder))
     check_record(record)
