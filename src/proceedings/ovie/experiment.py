@@ -82,7 +82,7 @@ CONFIGS = {
                               estimator=EstimatorConfig(size=32, renders_per_world=500, steps=500, batch=32),
                               train=TrainConfig(steps=400, batch=32, lr=2e-3, warmup=20, ema_decay=0.99,
                                                 checkpoint_every=25),
-                              resume=True),
+                              bench_trials=3, bench_seconds=0.1, resume=True),
     # paper scale: ViT-B at 256 px, a local Hugging Face depth model; builds and starts on a GPU.
     "paper": ExperimentConfig(size=256, singles=300_000, pairs=300_000, test_pairs=200,
                               estimator=EstimatorConfig(size=256, renders_per_world=5000, steps=20_000, batch=32),
