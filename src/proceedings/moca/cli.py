@@ -65,6 +65,7 @@ def train_cmd(
     attention: str = typer.Option("moca", help="The cross block: full | moca | topk-drop | local."),
     seed: int = typer.Option(0),
     stop_at: int = typer.Option(None, help="Stop (checkpointed) at this step; run again to resume."),
+    max_seconds: float = typer.Option(None, help="Stop (checkpointed) after this much wall time; run again to resume."),
     out: Path = typer.Option(None, help="save_pretrained directory for the trained model."),
 ) -> None:
     """Train one arm of a preset (resumable at small/paper: the checkpoints `reproduce` uses)."""
@@ -75,12 +76,25 @@ def train_cmd(
         raise ProceedingsError(f"unknown attention '{attention}'; choose one of: {', '.join(ARMS)}")
     cfg = experiment_config(scale, seed)
     train_set, _ = datasets(cfg, seed)
-    model, record = train_arm(cfg, scale, seed, attention, train_set, stop_at=stop_at)
-    console.print(f"{attention}: {len(record.losses)} steps, loss {record.losses[0]:.4f} -> {record.losses[-1]:.4f}, "
-                  f"{record.s_per_step:.3f} s/step, {record.skipped_nan} NaN steps skipped")
+    model, record = train_arm(cfg, scale, seed, attention, train_set, stop_at=stop_at, max_seconds=max_seconds)
+    console.print(f"{attention}: {record.steps} of {cfg.train.steps} steps, loss {record.losses[0]:.4f} -> "
+                  f"{record.losses[-1]:.4f}, {record.s_per_step:.3f} s ({record.cpu_s_per_step:.3f} CPU-s) per step, "
+                  f"{record.skipped_nan} NaN steps skipped")
     if out is not None:
         model.save_pretrained(out)
         console.print(f"saved to {out}")
+
+
+@app.command(name="stage")
+def stage_cmd(
+    scale: str = typer.Option("small", help="A staged preset: small | paper."),
+    seed: int = typer.Option(0),
+    max_seconds: float = typer.Option(300.0, help="Wall-time budget of this piece's training."),
+) -> None:
+    """Do the next piece of a staged comparison (an arm's training, its evaluation, or the cost sweep); repeat until done."""
+    from proceedings.moca.experiment import stage
+
+    console.print(stage(scale, seed, max_seconds))
 
 
 @app.command(name="sample")

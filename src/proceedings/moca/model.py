@@ -120,7 +120,8 @@ class CompositionalDiT(nn.Module):
         tokens = self.point_in(x) + self.ids(ids)[:, :, None]  # (B, N, L, d)
         h = torch.cat([tokens, self.pack(tokens)], 2)  # (B, N, T, d), T = L + L/σ + 1
         counts = valid.sum(1).clamp(max=self.cfg.max_components)
-        cond = self.time(timestep_embedding(t, self.cfg.dim)) + self.label(label) + self.count(counts)
+        # DiT's adaLN input: SiLU(c), so the modulations are non-linear in (t, class, N) jointly
+        cond = F.silu(self.time(timestep_embedding(t, self.cfg.dim)) + self.label(label) + self.count(counts))
         positions = x.mean(2)  # component centroids for the `distance` router
         for block in self.blocks:
             h = block(h, cond, valid, positions)

@@ -34,17 +34,27 @@ class TrainConfig:
     seed: int = 0
     checkpoint_every: int = 0  # 0 = only at the end (when a checkpoint path is given)
     drop_class: float = 0.1  # CFG label dropout
+    ema: float = 0.999  # decay of the weight average that samples (DiT); 0 = sample with the raw weights
 
 
 @dataclass
 class TrainRecord:
     losses: list[float] = field(default_factory=list)
     skipped_nan: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall
+    cpu_seconds: float = 0.0
+
+    @property
+    def steps(self) -> int:
+        return len(self.losses) + self.skipped_nan
 
     @property
     def s_per_step(self) -> float:
-        return self.seconds / max(1, len(self.losses) + self.skipped_nan)
+        return self.seconds / max(1, self.steps)
+
+    @property
+    def cpu_s_per_step(self) -> float:
+        return self.cpu_seconds / max(1, self.steps)
 
 
 @dataclass
@@ -87,13 +97,22 @@ def learning_rate(step: int, cfg: TrainConfig) -> float:
     return cfg.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
+def ema_decay(step: int, cfg: TrainConfig) -> float:
+    """The EMA decay at `step`, warmed up as (1 + step) / (10 + step) so early averages forget the initialisation."""
+    return min(cfg.ema, (1 + step) / (10 + step))
+
+
 def train(model_cfg: DiTConfig, data: Tensors, cfg: TrainConfig, checkpoint: Path | None = None,
-          stop_at: int | None = None, desc: str = "train") -> tuple[CompositionalDiT, TrainRecord]:
-    """Train to cfg.steps (or stop early at `stop_at`, checkpointing), resuming from `checkpoint` if it exists."""
+          stop_at: int | None = None, max_seconds: float | None = None,
+          desc: str = "train") -> tuple[CompositionalDiT, TrainRecord]:
+    """Train to cfg.steps, resuming from `checkpoint` if it exists; stop early (checkpointed) at step `stop_at` or
+    after the step that passes `max_seconds` of wall time, so a long run goes in pieces. Returns the model
+    carrying its EMA weights (the ones to sample with) when cfg.ema > 0."""
     torch.manual_seed(cfg.seed)
     model = CompositionalDiT(model_cfg)
     optimiser = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     generator = torch.Generator().manual_seed(cfg.seed)
+    average = [p.detach().clone() for p in model.parameters()]
     record, start = TrainRecord(), 0
     state = load_checkpoint(checkpoint) if checkpoint else None
     if state is not None:
@@ -102,10 +121,12 @@ def train(model_cfg: DiTConfig, data: Tensors, cfg: TrainConfig, checkpoint: Pat
         load_weights(model, state["model"], str(checkpoint))
         optimiser.load_state_dict(state["optimiser"])
         generator.set_state(state["generator"])
+        average = state["ema"]
         record, start = TrainRecord(**state["record"]), state["step"]
     end = min(cfg.steps, stop_at if stop_at is not None else cfg.steps)
     model.train()
     started, before = time.perf_counter(), record.seconds
+    cpu_started, cpu_before = time.process_time(), record.cpu_seconds
     with progress_bar(total=cfg.steps, initial=start, desc=desc, unit="step") as bar:
         for step in range(start, end):
             index = torch.randint(len(data.label), (cfg.batch,), generator=generator)
@@ -120,14 +141,25 @@ def train(model_cfg: DiTConfig, data: Tensors, cfg: TrainConfig, checkpoint: Pat
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
                 optimiser.step()
+                with torch.no_grad():
+                    torch._foreach_lerp_(average, [p.detach() for p in model.parameters()], 1 - ema_decay(step, cfg))
                 record.losses.append(loss.detach().item())
             bar.update()
             done = step + 1
-            if checkpoint and (done == end or (cfg.checkpoint_every and done % cfg.checkpoint_every == 0)):
+            out_of_time = max_seconds is not None and time.perf_counter() - started >= max_seconds
+            if checkpoint and (done == end or out_of_time or (cfg.checkpoint_every and done % cfg.checkpoint_every == 0)):
                 record.seconds = before + time.perf_counter() - started
+                record.cpu_seconds = cpu_before + time.process_time() - cpu_started
                 save_checkpoint(checkpoint, {"model": model.state_dict(), "optimiser": optimiser.state_dict(),
-                                             "generator": generator.get_state(), "step": done,
+                                             "generator": generator.get_state(), "step": done, "ema": average,
                                              "record": asdict(record), "model_config": asdict(model_cfg),
                                              "train_config": asdict(cfg)})
+            if out_of_time:
+                break
     record.seconds = before + time.perf_counter() - started
+    record.cpu_seconds = cpu_before + time.process_time() - cpu_started
+    if cfg.ema > 0:
+        with torch.no_grad():
+            for p, a in zip(model.parameters(), average):
+                p.copy_(a)
     return model, record

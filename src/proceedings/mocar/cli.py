@@ -70,9 +70,8 @@ def train(data: Path = typer.Option(..., help="Scenario directory made by `mocar
     """Train one arm on a scenario directory with the preset's decoder, optimiser and steps."""
     from dataclasses import replace
 
-    from proceedings.mocar.experiment import Splits, build_arms, experiment_config
+    from proceedings.mocar.experiment import Splits, build_arms, experiment_config, train_arm
     from proceedings.mocar.pretrained import save_pretrained
-    from proceedings.mocar.training import train as fit
 
     if arm not in ARMS:
         raise ProceedingsError(f"unknown arm '{arm}'; use one of {', '.join(ARMS)}")
@@ -83,7 +82,7 @@ def train(data: Path = typer.Option(..., help="Scenario directory made by `mocar
     checkpoint = out / "checkpoint.pt"
     if checkpoint.exists() and not resume:
         raise ProceedingsError(f"'{checkpoint}' exists; pass --resume to continue it or choose another --out")
-    log = fit(model, scenes, train_cfg, checkpoint, desc=f"train {arm}")
+    log = train_arm(arm, model, scenes, train_cfg, cfg, checkpoint)
     save_pretrained(model, out)
     console.print(f"{arm}: {log.steps} steps, loss {log.losses[0]:.3f} -> {log.losses[-1]:.3f}, "
                   f"{log.s_per_step:.3f} s/step; saved to {out}")

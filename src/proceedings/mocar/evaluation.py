@@ -49,7 +49,8 @@ def score(forecast: dict, scenes: Scenes, future_steps: int | None = None) -> tu
 
 
 def code_space_ade(encode_decode: Callable, scenes: Scenes, batch: int = 256) -> float:
-    """Mean ADE (m) of futures rebuilt segment by segment through a code space, closed loop.
+    """Mean ADE (m) of futures rebuilt segment by segment through a code space, closed loop, against the
+    exact future (the ground truth every metric uses; the segments fed in carry the 0.1 m noise).
 
     From the current frame, each observed future segment is seen from the frame reached so far,
     passed through `encode_decode(points, end_heading) -> (points, transition)` and the frame moves by
@@ -68,5 +69,5 @@ def code_space_ade(encode_decode: Callable, scenes: Scenes, batch: int = 256) ->
                 rebuilt.append(to_global(pts, frame))
                 frame = compose(frame, transition)
         rebuilt = torch.cat(rebuilt, dim=1)
-        errors.append((rebuilt - b.future_xy()).norm(dim=-1).mean(-1))
+        errors.append((rebuilt - b.clean_future).norm(dim=-1).mean(-1))
     return float(torch.cat(errors).mean())

@@ -33,6 +33,7 @@ from proceedings.mocar.qcnet_lite import QCNetLite
 from proceedings.mocar.scenarios import Scenes, load
 from proceedings.mocar.sim import SimSpec, generate
 from proceedings.mocar.smart_lite import SmartLite, Vocabulary
+from proceedings.mocar.tokenizer import PretrainConfig, pretrain
 from proceedings.mocar.training import TrainConfig, TrainLog, train
 
 CLAIM = ("Rolling out continuous motion codes kept in latent memory (MoCAR) forecasts better than discrete-token "
@@ -50,7 +51,8 @@ class ExperimentConfig:
     test_networks: int  # the last networks of city A are held out; 0 = hold out vehicles instead (tiny)
     mocar: MoCARConfig
     train: TrainConfig
-    vocabulary_segments: int = 20000  # training segments the k-disk vocabulary is drawn from
+    tokenizer: PretrainConfig = field(default_factory=PretrainConfig)  # MoCAR's code space, before its training
+    vocabulary_segments: int = 20000  # training segments the k-disk vocabulary and the tokenizer are fitted on
     max_eval: int = 400  # scenes per evaluation set
     bootstrap: int = 1000
     ablations: tuple[str, ...] = ()  # trained at half the steps (issue 25)
@@ -68,8 +70,8 @@ CONFIGS = {
         city_a=SimSpec("A", 1, 120.0, 0, "av2", stride_s=1.0, max_windows=1200),
         city_b=SimSpec("B", 1, 90.0, 100, "av1", stride_s=2.0, max_windows=300),
         test_networks=0, mocar=MoCARConfig(BACKBONE["tiny"], code_dim=8, tokenizer_hidden=64, modes=6),
-        train=TrainConfig(steps=100, batch=16, lr=2e-3, warmup=10), vocabulary_segments=6000, max_eval=64,
-        bootstrap=500),
+        train=TrainConfig(steps=100, batch=16, lr=2e-3, warmup=10), tokenizer=PretrainConfig(steps=1000),
+        vocabulary_segments=6000, max_eval=64, bootstrap=500),
     # issue 25 small: A = 8 grid networks x 600 s (6 train, 2 held out), B = 4 spider/rand networks
     "small": ExperimentConfig(
         city_a=SimSpec("A", 8, 600.0, 0, "av2", stride_s=2.0, max_windows=1500),
@@ -131,11 +133,11 @@ def prepare_data(cfg: ExperimentConfig, seed: int) -> Splits:
                   cap(b, cfg.max_eval, seed), {"A": manifest_a, "B": manifest_b}, share)
 
 
-def training_segments(scenes: Scenes, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Up to n endpoint-normalised segments (points, transitions) of the training windows."""
+def training_segments(scenes: Scenes, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """About n endpoint-normalised segments (points, headings, transitions) of the training windows."""
     idx = np.random.default_rng(seed).choice(len(scenes), min(len(scenes), max(1, n // 20)), replace=False)
-    points, _, transitions = make_batch(scenes, np.sort(idx)).segments()
-    return points.reshape(-1, *points.shape[-2:]), transitions.reshape(-1, 3)
+    points, headings, transitions = make_batch(scenes, np.sort(idx)).segments()
+    return points.reshape(-1, *points.shape[-2:]), headings.reshape(-1, headings.shape[-1]), transitions.reshape(-1, 3)
 
 
 def param_count(model: torch.nn.Module) -> int:
@@ -148,7 +150,7 @@ def build_arms(cfg: ExperimentConfig, splits: Splits, seed: int) -> dict[str, to
     mocar = MoCAR(cfg.mocar)
     target, d = param_count(mocar), cfg.mocar.backbone.d
     smart_backbone = replace(cfg.mocar.backbone, mode_attention=False)  # K samples are independent streams
-    points, transitions = training_segments(splits.train, cfg.vocabulary_segments, seed)
+    points, _, transitions = training_segments(splits.train, cfg.vocabulary_segments, seed)
     fixed = param_count(SmartLite(Vocabulary(points[:1], transitions[:1]), smart_backbone)) - (2 * d + 1)
     size = int(np.clip(round((target - fixed) / (2 * d + 1)), 16, len(points)))
     torch.manual_seed(seed)
@@ -167,17 +169,24 @@ def run_folder(cfg: ExperimentConfig) -> Path:
     return cache_root() / "mocar" / "runs" / key
 
 
-def train_arm(name: str, model: torch.nn.Module, splits: Splits, train_cfg: TrainConfig, cfg: ExperimentConfig) -> TrainLog:
-    checkpoint = run_folder(cfg) / f"{name}.pt" if cfg.checkpoints else None
-    if isinstance(model, MoCAR) and model.cfg.frozen_tokenizer:  # ablation: pre-train the tokenizer, then freeze it
-        pre = train(model.tokenizer_only(), splits.train, replace(train_cfg, steps=train_cfg.steps // 2),
-                    checkpoint.with_suffix(".tokenizer.pt") if checkpoint else None, desc=f"pre-train {name} tokenizer")
-        model.tokenizer.requires_grad_(False)
-        logged = train(model, splits.train, train_cfg, checkpoint, desc=f"train {name}")
-        logged.wall_s += pre.wall_s
-        logged.cpu_s += pre.cpu_s
-        return logged
-    return train(model, splits.train, train_cfg, checkpoint, desc=f"train {name}")
+def checkpoint(cfg: ExperimentConfig, arm: str) -> Path | None:
+    """Where a staged run keeps an arm's training state (None when the preset does not checkpoint)."""
+    return run_folder(cfg) / f"{arm}.pt" if cfg.checkpoints else None
+
+
+def train_arm(name: str, model: torch.nn.Module, scenes: Scenes, train_cfg: TrainConfig, cfg: ExperimentConfig,
+              checkpoint: Path | None = None) -> TrainLog:
+    """Train one arm; MoCAR's tokenizer is pre-trained on segments first (frozen after it in that ablation)."""
+    if not isinstance(model, MoCAR):
+        return train(model, scenes, train_cfg, checkpoint, desc=f"train {name}")
+    segments = training_segments(scenes, cfg.vocabulary_segments, train_cfg.seed)
+    pre = pretrain(model.tokenizer, *segments, model.cfg.beta, replace(cfg.tokenizer, seed=train_cfg.seed),
+                   checkpoint.with_suffix(".tokenizer.pt") if checkpoint else None)
+    model.tokenizer.requires_grad_(not model.cfg.frozen_tokenizer)
+    logged = train(model, scenes, train_cfg, checkpoint, desc=f"train {name}")
+    logged.wall_s += pre["wall_s"]
+    logged.cpu_s += pre["cpu_s"]
+    return logged
 
 
 def predictor(model: torch.nn.Module, seed: int, **options):
@@ -202,7 +211,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     seed_everything(seed)
     splits = prepare_data(cfg, seed)
     arms = build_arms(cfg, splits, seed)
-    logs = {name: train_arm(name, model, splits, cfg.train, cfg) for name, model in arms.items()}
+    logs = {name: train_arm(name, model, splits.train, cfg.train, cfg, checkpoint(cfg, name)) for name, model in arms.items()}
     horizon_b = splits.shift.focal.shape[1] - splits.shift.observed
     tables = {name: evaluate_arm(predictor(model, seed), splits, horizon_b) for name, model in arms.items()}
     tables["cv"] = evaluate_arm(constant_velocity, splits, horizon_b)
@@ -211,7 +220,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     for name in cfg.ablations:
         torch.manual_seed(seed)
         model = MoCAR(replace(cfg.mocar, **ABLATIONS[name]))
-        logs[f"mocar_{name}"] = train_arm(f"mocar_{name}", model, splits, replace(cfg.train, steps=cfg.train.steps // 2), cfg)
+        logs[f"mocar_{name}"] = train_arm(f"mocar_{name}", model, splits.train, replace(cfg.train, steps=cfg.train.steps // 2),
+                                          cfg, checkpoint(cfg, f"mocar_{name}"))
         tables[f"mocar_{name}"] = evaluate_arm(predictor(model, seed), splits, horizon_b)
 
     mocar, smart = arms["mocar"], arms["smart_lite"]

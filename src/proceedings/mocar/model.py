@@ -32,7 +32,7 @@ class MoCARConfig:
     modes: int = 6
     beta: float = 1e-3  # weak KL (spec §2.2); ablation: 0
     alignment: float = 1.0  # weight of the latent alignment loss; ablation: 0
-    frozen_tokenizer: bool = False  # ablation: tokenizer pre-trained, then frozen
+    frozen_tokenizer: bool = False  # ablation: the pre-trained tokenizer stays frozen (no joint training)
     retokenize: bool = False  # ablation: re-encode each decoded segment instead of keeping the predicted code
 
     def to_dict(self) -> dict:
@@ -52,9 +52,6 @@ class MoCAR(nn.Module):
         self.backbone = Backbone(cfg.backbone)
         self.next_code = nn.Linear(d, cfg.code_dim)
         self.mode_logit = nn.Linear(d, 1)
-
-    def tokenizer_only(self) -> "TokenizerStage":
-        return TokenizerStage(self.tokenizer, self.cfg.beta)
 
     def tokens(self, codes: torch.Tensor, history: int, first: int = 0) -> torch.Tensor:
         """codes (B, K, T, D) -> embeddings, with mode embeddings from the last history token on."""
@@ -122,16 +119,3 @@ def path_headings(points: torch.Tensor, end_heading: torch.Tensor) -> torch.Tens
     step = points - torch.cat((torch.zeros_like(points[..., :1, :]), points[..., :-1, :]), dim=-2)
     heading = torch.atan2(step[..., 1], step[..., 0])
     return torch.cat((heading[..., :-1], end_heading[..., None]), dim=-1)
-
-
-class TokenizerStage(nn.Module):
-    """The tokenizer trained alone on reconstruction + weak KL (pre-training of the frozen-tokenizer ablation)."""
-
-    def __init__(self, tokenizer: nn.Module, beta: float):
-        super().__init__()
-        self.tokenizer, self.beta = tokenizer, beta
-
-    def loss(self, batch: Batch, generator: torch.Generator | None = None) -> tuple[torch.Tensor, dict]:
-        points, headings, transitions = batch.segments()
-        loss, _, logs = self.tokenizer.loss(points, headings, transitions, self.beta, generator)
-        return loss, logs

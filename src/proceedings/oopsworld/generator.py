@@ -1,0 +1,133 @@
+"""The chunk-causal generator (spec §2.5, issue 31): one chunk = one segment of K frames.
+
+A small UNet reads the last two history frames; its 16x16 and 8x8 feature maps cross-attend to the
+condition tokens (tanh-gated, GLIGEN-style). The chunk is produced *end state first*: one head
+predicts the segment's last frame as a residual on the last history frame, a second head predicts
+the K-1 in-between frames from the features and that end state. Rolled out, each chunk's last two
+frames are the next chunk's history (self-forcing style), so the model is causal over segments.
+The same network is the teacher (scene tokens), B1, B2 and OopsWorld (operation tokens).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from proceedings.oopsworld.encoders import MiniLMTokens, structured_vocabulary
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    channels: tuple[int, int, int] = (16, 32, 64)
+    frames: int = 8  # K, frames per chunk (= segment)
+    history: int = 2
+    token_dim: int = 64
+    encoder: str = "structured"  # "structured" | "text"
+
+
+class CrossAttention(nn.Module):
+    """Feature map queries attend to condition tokens; the result is added through a tanh gate."""
+
+    def __init__(self, channels: int, token_dim: int, heads: int = 4):
+        super().__init__()
+        self.norm = nn.GroupNorm(8, channels)
+        self.attn = nn.MultiheadAttention(channels, heads, kdim=token_dim, vdim=token_dim, batch_first=True)
+        self.gate = nn.Parameter(torch.tensor(0.5))
+
+    def forward(self, x: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        b, c, h, w = x.shape
+        q = self.norm(x).flatten(2).transpose(1, 2)  # (batch, h*w, c)
+        out, _ = self.attn(q, tokens, tokens, key_padding_mask=~mask, need_weights=False)
+        return x + torch.tanh(self.gate) * out.transpose(1, 2).reshape(b, c, h, w)
+
+
+class ResBlock(nn.Module):
+    def __init__(self, cin: int, cout: int):
+        super().__init__()
+        self.conv1, self.conv2 = nn.Conv2d(cin, cout, 3, padding=1), nn.Conv2d(cout, cout, 3, padding=1)
+        self.norm1, self.norm2 = nn.GroupNorm(8, cout), nn.GroupNorm(8, cout)
+        self.skip = nn.Conv2d(cin, cout, 1) if cin != cout else nn.Identity()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = F.gelu(self.norm1(self.conv1(x)))
+        return self.skip(x) + self.norm2(self.conv2(h))
+
+
+class StructuredTokens(nn.Module):
+    """Embeds bags of closed-vocabulary words: (B, L, W) ids -> (B, L, D)."""
+
+    def __init__(self, dim: int):
+        super().__init__()
+        self.embed = nn.Embedding(len(structured_vocabulary()), dim, padding_idx=0)
+        self.out = nn.Sequential(nn.GELU(), nn.Linear(dim, dim))
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.out(self.embed(ids).sum(2))
+
+
+class TextTokens(nn.Module):
+    """Projects frozen MiniLM per-token states: (B, L, 384) -> (B, L, D)."""
+
+    def __init__(self, dim: int):
+        super().__init__()
+        self.proj = nn.Sequential(nn.Linear(MiniLMTokens.dim, dim), nn.GELU(), nn.Linear(dim, dim))
+
+    def forward(self, states: torch.Tensor) -> torch.Tensor:
+        return self.proj(states)
+
+
+class ChunkGenerator(nn.Module):
+    """history (B, 2, 3, H, W) in [0, 1] + tokens -> the segment's K frames (B, K, 3, H, W)."""
+
+    def __init__(self, config: GeneratorConfig):
+        super().__init__()
+        c1, c2, c3 = config.channels
+        self.config = config
+        self.tokens = StructuredTokens(config.token_dim) if config.encoder == "structured" else TextTokens(config.token_dim)
+        self.stem = ResBlock(3 * config.history, c1)
+        self.down1, self.enc2 = nn.Conv2d(c1, c2, 3, stride=2, padding=1), ResBlock(c2, c2)
+        self.attn16 = CrossAttention(c2, config.token_dim)
+        self.down2, self.enc3 = nn.Conv2d(c2, c3, 3, stride=2, padding=1), ResBlock(c3, c3)
+        self.attn8 = CrossAttention(c3, config.token_dim)
+        self.mid = ResBlock(c3, c3)
+        self.attn8_up = CrossAttention(c3, config.token_dim)
+        self.up2, self.dec2 = nn.ConvTranspose2d(c3, c2, 4, stride=2, padding=1), ResBlock(2 * c2, c2)
+        self.attn16_up = CrossAttention(c2, config.token_dim)
+        self.up1, self.dec1 = nn.ConvTranspose2d(c2, c1, 4, stride=2, padding=1), ResBlock(2 * c1, c1)
+        self.end_head = nn.Conv2d(c1, 3, 3, padding=1)
+        self.between = nn.Sequential(ResBlock(c1 + 6, c1), nn.Conv2d(c1, 3 * (config.frames - 1), 3, padding=1))
+
+    def forward(self, history: torch.Tensor, token_values: torch.Tensor, token_mask: torch.Tensor) -> torch.Tensor:
+        b, _, _, h, w = history.shape
+        tokens = self.tokens(token_values)  # (B, L, D)
+        last = history[:, -1]
+        x1 = self.stem(history.reshape(b, -1, h, w) * 2 - 1)  # 32x32
+        x2 = self.attn16(self.enc2(self.down1(x1)), tokens, token_mask)  # 16x16
+        x3 = self.attn8(self.enc3(self.down2(x2)), tokens, token_mask)  # 8x8
+        y3 = self.attn8_up(self.mid(x3), tokens, token_mask)
+        y2 = self.attn16_up(self.dec2(torch.cat([self.up2(y3), x2], 1)), tokens, token_mask)
+        y1 = self.dec1(torch.cat([self.up1(y2), x1], 1))
+        end = last + self.end_head(y1)  # the end state first
+        between = self.between(torch.cat([y1, end, last], 1)).reshape(b, -1, 3, h, w) + last[:, None]
+        return torch.cat([between, end[:, None]], 1)  # (B, K, 3, H, W)
+
+
+def change_weighted_l1(pred: torch.Tensor, target: torch.Tensor, last: torch.Tensor, w: float = 4.0) -> torch.Tensor:
+    """L1 with weight 1 + w * [|target - last history frame| > 0.02] (spec §5: identity is no cheap minimum)."""
+    weight = 1.0 + w * ((target - last[:, None]).abs() > 0.02).float()
+    return (weight * (pred - target).abs()).mean()
+
+
+def rollout(model: ChunkGenerator, history: torch.Tensor, token_values: list[torch.Tensor],
+            token_masks: list[torch.Tensor]) -> torch.Tensor:
+    """Generate S segments chunk by chunk from the model's own output: (B, S*K, 3, H, W) in [0, 1]."""
+    chunks = []
+    with torch.no_grad():
+        for values, mask in zip(token_values, token_masks):
+            chunk = model(history, values, mask).clamp(0, 1)
+            chunks.append(chunk)
+            history = chunk[:, -model.config.history:]
+    return torch.cat(chunks, 1)
