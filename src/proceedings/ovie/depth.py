@@ -62,7 +62,7 @@ class TinyDepth(nn.Module):
 
     def features(self, rgb: torch.Tensor) -> list[torch.Tensor]:
         """Frozen encoder features at full and half resolution: the perceptual loss's feature space."""
-        return self.net.encode(rgb)[:2]
+        return self.net.encode(rgb, levels=2)
 
 
 class OracleDepth:

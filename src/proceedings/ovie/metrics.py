@@ -40,20 +40,25 @@ def ssim(pred: torch.Tensor, target: torch.Tensor) -> np.ndarray:
 
 
 @torch.no_grad()
-def hole_fd(features, pred: torch.Tensor, target: torch.Tensor, holes: torch.Tensor) -> float:
-    """FD-proxy: Fréchet distance of frozen per-pixel features over the disoccluded pixels `holes (N, H, W)`."""
+def hole_statistics(features, images: torch.Tensor, holes: torch.Tensor) -> tuple[np.ndarray, np.ndarray] | None:
+    """Mean and covariance of frozen per-pixel features over the disoccluded pixels `holes (N, H, W)`."""
+    maps = [torch.nn.functional.interpolate(f, size=images.shape[-2:]) for f in features(images.float())]
+    x = torch.cat(maps, 1).permute(0, 2, 3, 1)[holes].double()  # (pixels, channels)
+    if len(x) < 2:
+        return None
+    mean = x.mean(0)
+    centred = x - mean
+    return mean.numpy(), (centred.T @ centred / (len(x) - 1)).numpy()
+
+
+def frechet_distance(a: tuple[np.ndarray, np.ndarray] | None, b: tuple[np.ndarray, np.ndarray] | None) -> float:
+    """||mu_a - mu_b||^2 + Tr(C_a + C_b - 2 (C_a C_b)^1/2): the FD-proxy between two hole statistics."""
     from scipy.linalg import sqrtm
 
-    def pixel_features(images: torch.Tensor) -> np.ndarray:
-        maps = [torch.nn.functional.interpolate(f, size=images.shape[-2:]) for f in features(images.float())]
-        return torch.cat(maps, 1).permute(0, 2, 3, 1)[holes].double().numpy()  # (pixels, channels)
-
-    a, b = pixel_features(pred), pixel_features(target)
-    if len(a) < 2:
+    if a is None or b is None:
         return float("nan")
-    cov_a, cov_b = np.cov(a, rowvar=False), np.cov(b, rowvar=False)
-    root = sqrtm(cov_a @ cov_b).real
-    return float(((a.mean(0) - b.mean(0)) ** 2).sum() + np.trace(cov_a + cov_b - 2 * root))
+    root = sqrtm(a[1] @ b[1]).real
+    return float(((a[0] - b[0]) ** 2).sum() + np.trace(a[1] + b[1] - 2 * root))
 
 
 def disoccluded(pairs: dict[str, np.ndarray], K: np.ndarray) -> torch.Tensor:
@@ -66,15 +71,16 @@ def disoccluded(pairs: dict[str, np.ndarray], K: np.ndarray) -> torch.Tensor:
     return ~visible
 
 
-def scores(pred: torch.Tensor, pairs: dict[str, np.ndarray], holes: torch.Tensor, features=None) -> dict:
+def scores(pred: torch.Tensor, pairs: dict[str, np.ndarray], holes: torch.Tensor, features=None,
+           true_holes: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
     """Mean PSNR/SSIM, PSNR apart on visible and disoccluded pixels, the hole FD-proxy (given frozen
-    `features`), and the per-pair PSNR (for the bootstrap)."""
+    `features` and the true targets' `hole_statistics`), and the per-pair PSNR (for the bootstrap)."""
     target = torch.as_tensor(pairs["tgt_rgb"])
     per_pair = psnr(pred, target)
     out = {"psnr": float(per_pair.mean()), "ssim": float(ssim(pred, target).mean()),
            "psnr_visible": pooled_psnr(pred, target, ~holes), "psnr_disoccluded": pooled_psnr(pred, target, holes)}
     if features is not None:
-        out["fd_proxy_disoccluded"] = hole_fd(features, pred, target, holes)
+        out["fd_proxy_disoccluded"] = frechet_distance(hole_statistics(features, pred, holes), true_holes)
     return {**out, "per_pair_psnr": per_pair.tolist()}
 
 

@@ -35,11 +35,12 @@ class UNet(nn.Module):
         self.up1, self.dec1 = nn.ConvTranspose2d(w2, w1, 2, stride=2), _block(2 * w1, w1)
         self.head = nn.Conv2d(w1, cout, 1)
 
-    def encode(self, x: torch.Tensor) -> list[torch.Tensor]:
-        """The encoder's features at full, half and quarter resolution."""
-        e1 = self.enc1(x)
-        e2 = self.enc2(nn.functional.avg_pool2d(e1, 2))
-        return [e1, e2, self.enc3(nn.functional.avg_pool2d(e2, 2))]
+    def encode(self, x: torch.Tensor, levels: int = 3) -> list[torch.Tensor]:
+        """The encoder's first `levels` feature maps, at full, half and quarter resolution."""
+        features = [self.enc1(x)]
+        for block in (self.enc2, self.enc3)[:levels - 1]:
+            features.append(block(nn.functional.avg_pool2d(features[-1], 2)))
+        return features
 
     def forward(self, x: torch.Tensor, pose: torch.Tensor | None = None) -> torch.Tensor:
         e1, e2, e3 = self.encode(x)

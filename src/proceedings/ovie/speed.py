@@ -36,19 +36,20 @@ def _timed(fn, min_cpu_seconds: float, max_reps: int, trials: int = TRIALS) -> t
 
 
 @torch.no_grad()
-def bench_one(net, estimator, views: dict, T: torch.Tensor, min_seconds: float = 0.2, max_reps: int = 20) -> dict:
+def bench_one(net, estimator, views: dict, T: torch.Tensor, trials: int = TRIALS, min_seconds: float = 0.2,
+              max_reps: int = 20) -> dict:
     """Images/s and per-stage latency of OVIE and of the pipeline on one batch (`views` at one size).
 
     Both are timed in wall and in CPU seconds of this process; on one torch thread the CPU clock is the
     throughput of a dedicated core, which a shared machine's wall clock is not, so `ratio` uses it."""
     K = intrinsics(np.asarray(views["rgb"]).shape[-1])
     rgb, batch = torch.as_tensor(views["rgb"]), len(views["rgb"])
-    ovie_wall, ovie_cpu = _timed(lambda: net(rgb, T), min_seconds, max_reps)
+    ovie_wall, ovie_cpu = _timed(lambda: net(rgb, T), min_seconds, max_reps, trials)
     points, valid, normals = lift(estimator, views, K)
     warped, visible = warp(rgb, points, valid, normals, K, T)
-    stages = {"depth": _timed(lambda: lift(estimator, views, K), min_seconds, max_reps),
-              "splat": _timed(lambda: warp(rgb, points, valid, normals, K, T), min_seconds, max_reps),
-              "inpaint": _timed(lambda: inpaint(warped, visible), min_seconds, max_reps)}
+    stages = {"depth": _timed(lambda: lift(estimator, views, K), min_seconds, max_reps, trials),
+              "splat": _timed(lambda: warp(rgb, points, valid, normals, K, T), min_seconds, max_reps, trials),
+              "inpaint": _timed(lambda: inpaint(warped, visible), min_seconds, max_reps, trials)}
     pipe_wall, pipe_cpu = (sum(s[i] for s in stages.values()) for i in (0, 1))
     return {"batch": batch, "ovie_images_per_cpu_s": batch / ovie_cpu, "pipeline_images_per_cpu_s": batch / pipe_cpu,
             "ratio": pipe_cpu / ovie_cpu, "ovie_images_per_wall_s": batch / ovie_wall,
@@ -57,12 +58,13 @@ def bench_one(net, estimator, views: dict, T: torch.Tensor, min_seconds: float =
             "pipeline_stage_cpu_ms_per_image": {k: 1e3 * v[1] / batch for k, v in stages.items()}}
 
 
-def bench(make_net, estimator, make_views, sizes=(32, 64), batches=(1, 32)) -> dict:
+def bench(make_net, estimator, make_views, sizes=(32, 64), batches=(1, 32), trials: int = TRIALS,
+          min_seconds: float = 0.2) -> dict:
     """`make_net(size)` and `make_views(size, batch)` -> (views, T); one `bench_one` per size and batch."""
     out = {}
     for size in sizes:
         net = make_net(size).eval()
         for batch in batches:
             views, T = make_views(size, batch)
-            out[f"{size}px_b{batch}"] = bench_one(net, estimator, views, T)
+            out[f"{size}px_b{batch}"] = bench_one(net, estimator, views, T, trials, min_seconds)
     return out
