@@ -53,3 +53,59 @@ def test_an_mp4_is_written_whole_and_leaves_no_partial_file(tmp_path):
 def test_data_refuses_an_ego_variant_count_that_is_not_a_multiple_of_four(tmp_path):
     result = runner.invoke(app, ["data", "--clips", "6", "--ego-variants", "--out", str(tmp_path)])
     assert isinstance(result.exception, ProceedingsError)
+
+
+def _finished_tiny_run(folder):
+    """A run folder whose every checkpoint is at its last step (untrained weights: this tests the plumbing)."""
+    import json
+
+    import torch
+
+    from proceedings.core.runtime import save_checkpoint
+    from proceedings.motionforcing.baselines import direct_net, matched_direct_width
+    from proceedings.motionforcing.evaluators import Localiser
+    from proceedings.motionforcing.experiment import CONFIGS
+    from proceedings.motionforcing.networks import parameters
+    from proceedings.motionforcing.stages import stage1_net, stage2_net
+
+    cfg = CONFIGS["tiny"]
+    T = cfg.frames
+    s1, s2 = stage1_net(T, cfg.width_stage1), stage2_net(T, cfg.width_stage2)
+    nets = {"stage1_mpr": (s1, cfg.steps_stage1), "stage1_no_mpr": (s1, cfg.steps_stage1),
+            "stage2": (s2, cfg.steps_stage2),
+            "direct_mpr": (direct_net(T, matched_direct_width(T, parameters(s1) + parameters(s2))),
+                           cfg.steps_stage1 + cfg.steps_stage2),
+            "localiser": (Localiser(cfg.localiser_width), cfg.localiser_steps)}
+    for name, (net, steps) in nets.items():
+        save_checkpoint(folder / f"{name}.pt", {"model": net.state_dict(), "step": steps,
+                                                "optimiser": torch.optim.AdamW(net.parameters()).state_dict(),
+                                                "log": {"losses": [], "wall_s": 0.0, "cpu_s": 0.0}})
+    (folder / "config.json").write_text(json.dumps({"scale": "tiny", "seed": 0}))
+
+
+def test_generate_writes_the_condition_videos_then_depth_and_rgb(tmp_path):
+    import json
+
+    import imageio.v3 as iio
+
+    from proceedings.motionforcing import drive_world as dw
+
+    run = tmp_path / "run"
+    run.mkdir()
+    _finished_tiny_run(run)
+    clip = dw.sample(42, 6, 24, agents=(2, 3))
+    iio.imwrite(tmp_path / "i0.png", (clip.rgb[0].transpose(1, 2, 0) * 255).round().astype(np.uint8))
+    np.save(tmp_path / "depth.npy", clip.depth[0])
+    ids = [k + 1 for k in range(len(clip.radii0))]
+    np.savez(tmp_path / "masks.npz", masks=np.stack([clip.ids[0] == i for i in ids]), ids=np.array(ids))
+    traj = {"frames": 6, "objects": [{"mask_id": i, "waypoints": clip.centres[i - 1][::2].tolist()} for i in ids],
+            "ego": {"waypoints": [[0, 3], [0.5, 7]], "speed_weights": [1, 1, 0.5]}, "causal": True}
+    (tmp_path / "traj.json").write_text(json.dumps(traj))
+    result = runner.invoke(app, ["generate", "--run", str(run), "--image", str(tmp_path / "i0.png"), "--depth",
+                                 str(tmp_path / "depth.npy"), "--masks", str(tmp_path / "masks.npz"), "--traj",
+                                 str(tmp_path / "traj.json"), "--out", str(tmp_path / "out")])
+    assert result.exception is None, result.output
+    for name in ("points", "ego_warp", "depth", "rgb"):
+        assert iio.imread(tmp_path / "out" / f"{name}.mp4").shape[0] == 6
+    points = iio.imread(tmp_path / "out" / "points.mp4")
+    assert points[0].max() > 100 and points[-1].max() < 40  # causal: the second half's points are masked
