@@ -7,20 +7,11 @@ interaction profiler judge the designs. Public names: `DockWizard`, `ModelConfig
 `docking_text`, `evaluate`; `proceedings dockwizard --help` for the verbs.
 """
 
+from proceedings.core.lazy import lazy_exports
 from proceedings.dockwizard.docking_text import docking_text
 from proceedings.dockwizard.interactions import profile
 
+# torch-heavy names load on first use, so `proceedings list` stays fast.
+_LAZY = {"DockWizard": "model", "ModelConfig": "model", "evaluate": "evaluate"}
 __all__ = ["DockWizard", "ModelConfig", "docking_text", "evaluate", "profile"]
-
-
-def __getattr__(name: str):
-    """torch-heavy names load lazily, so `proceedings list` stays fast."""
-    if name in ("DockWizard", "ModelConfig"):
-        from proceedings.dockwizard import model
-
-        return getattr(model, name)
-    if name == "evaluate":
-        from proceedings.dockwizard.evaluate import evaluate
-
-        return evaluate
-    raise AttributeError(name)
+__getattr__ = lazy_exports(__name__, _LAZY)

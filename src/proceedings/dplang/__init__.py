@@ -14,7 +14,7 @@ and two-point lower bounds.
     fit = fit_rate([p.n for p in curve], [p.log_err for p in curve])
 """
 
-import importlib
+from proceedings.core.lazy import lazy_exports
 
 # Public names, imported on first use so that `proceedings list` (which imports this package to
 # find experiment.py) does not pay for numpy/scipy.
@@ -26,11 +26,4 @@ _API = {
     "RegularLanguage": "languages", "BOTTOM": "learner", "audit": "privacy_audit", "fit_rate": "rates",
 }
 __all__ = sorted(_API) + ["families"]
-
-
-def __getattr__(name: str):
-    if name == "families":
-        return importlib.import_module("proceedings.dplang.families")
-    if name in _API:
-        return getattr(importlib.import_module(f"proceedings.dplang.{_API[name]}"), name)
-    raise AttributeError(f"module 'proceedings.dplang' has no attribute '{name}'")
+__getattr__ = lazy_exports(__name__, _API, modules=("families",))

@@ -7,23 +7,13 @@ person-days of a source city, and on the target's bus trips; the target's mobili
 Public names: City, TrajTokenizer, TaskVector, person_days, finetune, sample, evaluate.
 """
 
+from proceedings.core.lazy import lazy_exports
 from proceedings.mobta.city import City
 from proceedings.mobta.metrics import evaluate
 from proceedings.mobta.simulator import person_days
 from proceedings.mobta.tokenization import TrajTokenizer
 
+# torch-dependent names load on first use, so `import proceedings.mobta` stays light.
+_LAZY = {"TaskVector": "task_vector", "finetune": "finetune", "sample": "generation"}
 __all__ = ["City", "TrajTokenizer", "TaskVector", "person_days", "finetune", "sample", "evaluate"]
-
-
-def __getattr__(name: str):
-    """torch-dependent names load on first use, so `import proceedings.mobta` stays light."""
-    if name == "TaskVector":
-        from proceedings.mobta.task_vector import TaskVector
-        return TaskVector
-    if name == "finetune":
-        from proceedings.mobta.finetune import finetune
-        return finetune
-    if name == "sample":
-        from proceedings.mobta.generation import sample
-        return sample
-    raise AttributeError(name)
+__getattr__ = lazy_exports(__name__, _LAZY)

@@ -5,14 +5,10 @@ Public names (imported lazily, so `proceedings list` does not load torch): `MoCA
 (the part grammar), `from_mesh_file`, `export_glb`.
 """
 
-from importlib import import_module
+from proceedings.core.lazy import lazy_exports
 
 _NAMES = {"MoCAttention": "attention", "CompositionalDiT": "model", "DiTConfig": "model", "sample": "flow",
           "generate": "data.procedural", "from_mesh_file": "data.meshes", "export_glb": "assembly",
           "ComponentVAE": "vae", "VAEConfig": "vae"}
-
-
-def __getattr__(name: str):
-    if name not in _NAMES:
-        raise AttributeError(f"module 'proceedings.moca' has no attribute '{name}'")
-    return getattr(import_module(f"proceedings.moca.{_NAMES[name]}"), name)
+__all__ = list(_NAMES)
+__getattr__ = lazy_exports(__name__, _NAMES)

@@ -8,19 +8,9 @@ cities A (training) and B (zero-shot). Public names: `generate`, `SimSpec`, `loa
 `MoCAR`, `MoCARConfig`, `save_pretrained`, `from_pretrained`.
 """
 
-from __future__ import annotations
-
-from importlib import import_module
+from proceedings.core.lazy import lazy_exports
 
 _EXPORTS = {"generate": "sim", "SimSpec": "sim", "load": "scenarios", "Tokenizer": "tokenizer", "MoCAR": "model",
             "MoCARConfig": "model", "save_pretrained": "pretrained", "from_pretrained": "pretrained"}
-
-
-def __getattr__(name: str):
-    """Lazy exports, so `proceedings list` never imports torch."""
-    if name in _EXPORTS:
-        return getattr(import_module(f"proceedings.mocar.{_EXPORTS[name]}"), name)
-    raise AttributeError(name)
-
-
 __all__ = list(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -12,7 +12,7 @@ are exactly the mixture's.
 The public names are imported on first use, so `import proceedings.nvium` does not import torch.
 """
 
-from importlib import import_module
+from proceedings.core.lazy import lazy_exports
 
 _PUBLIC = {
     "NviumConfig": "model", "NviumForCausalLM": "model",
@@ -26,9 +26,4 @@ _PUBLIC = {
     "reproduce": "experiment",
 }
 __all__ = list(_PUBLIC)
-
-
-def __getattr__(name: str):
-    if name not in _PUBLIC:
-        raise AttributeError(f"module 'proceedings.nvium' has no attribute '{name}'")
-    return getattr(import_module(f"proceedings.nvium.{_PUBLIC[name]}"), name)
+__getattr__ = lazy_exports(__name__, _PUBLIC)

@@ -5,14 +5,8 @@ The dual view (`dual_view`), one round of diffusion drafting and AR verification
 the user's model (`OrthrusModel`).
 """
 
+from proceedings.core.lazy import lazy_exports
+
+# torch and transformers stay out of `proceedings list`, which imports every system's package.
 __all__ = ["OrthrusModel"]
-
-
-def __getattr__(name: str):
-    """`OrthrusModel` on first use: torch and transformers stay out of `proceedings list`, which imports
-    every system's package."""
-    if name == "OrthrusModel":
-        from proceedings.orthrus.model import OrthrusModel
-
-        return OrthrusModel
-    raise AttributeError(f"module 'proceedings.orthrus' has no attribute '{name}'")
+__getattr__ = lazy_exports(__name__, {"OrthrusModel": "model"})

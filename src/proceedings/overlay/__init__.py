@@ -9,13 +9,8 @@ GLIGEN-style layout-to-image UNet trained by flow matching, scored by frozen pro
 Public names are imported lazily, so `proceedings list` does not load numpy.
 """
 
-from importlib import import_module
+from proceedings.core.lazy import lazy_exports
 
 _NAMES = {"generate": "synth", "make_record": "synth", "overlayscore": "score"}
 __all__ = list(_NAMES)
-
-
-def __getattr__(name: str):
-    if name not in _NAMES:
-        raise AttributeError(f"module 'proceedings.overlay' has no attribute '{name}'")
-    return getattr(import_module(f"proceedings.overlay.{_NAMES[name]}"), name)
+__getattr__ = lazy_exports(__name__, _NAMES)

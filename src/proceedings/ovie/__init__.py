@@ -9,14 +9,9 @@ Public names (loaded on first use, so `import proceedings.ovie` stays light): re
 splat, NovelViewNet, load_estimator, render_set.
 """
 
+from proceedings.core.lazy import lazy_exports
+
 _NAMES = {"reproduce": "experiment", "verdict": "experiment", "splat": "geometry", "NovelViewNet": "networks",
           "load_estimator": "depth", "render_set": "worlds"}
 __all__ = list(_NAMES)
-
-
-def __getattr__(name: str):
-    if name in _NAMES:
-        import importlib
-
-        return getattr(importlib.import_module(f"proceedings.ovie.{_NAMES[name]}"), name)
-    raise AttributeError(name)
+__getattr__ = lazy_exports(__name__, _NAMES)

@@ -10,19 +10,11 @@ The names are imported on first use, so `proceedings list` (which looks this pac
 imports torch.
 """
 
-import importlib
+from proceedings.core.lazy import lazy_exports
 
 _PUBLIC = {
-    "KGWConfig": "proceedings.pro.config", "PolicyConfig": "proceedings.pro.config",
-    "TrainConfig": "proceedings.pro.config", "Detector": "proceedings.pro.detector",
-    "Score": "proceedings.pro.detector", "WatermarkTrainer": "proceedings.pro.training",
-    "attacks": "proceedings.pro.attacks",
+    "KGWConfig": "config", "PolicyConfig": "config", "TrainConfig": "config",
+    "Detector": "detector", "Score": "detector", "WatermarkTrainer": "training",
 }
-__all__ = list(_PUBLIC)
-
-
-def __getattr__(name: str):
-    if name not in _PUBLIC:
-        raise AttributeError(f"module 'proceedings.pro' has no attribute '{name}'")
-    module = importlib.import_module(_PUBLIC[name])
-    return module if name == "attacks" else getattr(module, name)
+__all__ = [*_PUBLIC, "attacks"]
+__getattr__ = lazy_exports(__name__, _PUBLIC, modules=("attacks",))
