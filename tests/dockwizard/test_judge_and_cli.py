@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from proceedings.dockwizard.assets import has_ligandmpnn
 from proceedings.dockwizard.cli import app
 from proceedings.dockwizard.data import FIXTURE, load_samples
-from proceedings.dockwizard.evaluate import evaluate, summarise
+from proceedings.dockwizard.evaluation import evaluate, summarise
 
 needs_ligandmpnn = pytest.mark.skipif(not has_ligandmpnn(), reason="LigandMPNN venv missing: run `make dockwizard-assets`")
 

@@ -3,7 +3,7 @@
 import pytest
 
 from proceedings.mobta.backbone import llm_backbone
-from proceedings.mobta.finetune import Recipe, finetune
+from proceedings.mobta.finetuning import Recipe, finetune
 from proceedings.mobta.generation import sample
 from proceedings.mobta.task_vector import TaskVector, is_tied
 from proceedings.mobta.tokenization import TrajTokenizer

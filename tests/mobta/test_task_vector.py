@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from proceedings.mobta.backbone import tiny_backbone
-from proceedings.mobta.finetune import Recipe, finetune
+from proceedings.mobta.finetuning import Recipe, finetune
 from proceedings.mobta.task_vector import TaskVector, evaluate_expression, is_tied, model_hash
 from proceedings.mobta.tokenization import TokenIds, TrajTokenizer
 

@@ -10,7 +10,7 @@ import torch
 from proceedings.core.errors import ProceedingsError
 from proceedings.nvium.data import prepare_corpus
 from proceedings.nvium.model import NviumConfig, NviumForCausalLM
-from proceedings.nvium.train import STATE_FILE, TrainConfig, train
+from proceedings.nvium.training import STATE_FILE, TrainConfig, train
 from tests.nvium.conftest import small_model
 
 TEXT = "\n".join(f"ROMEO {i}: what light through yonder window breaks? It is the east." for i in range(300))

@@ -12,6 +12,6 @@ from proceedings.dockwizard.docking_text import docking_text
 from proceedings.dockwizard.interactions import profile
 
 # torch-heavy names load on first use, so `proceedings list` stays fast.
-_LAZY = {"DockWizard": "model", "ModelConfig": "model", "evaluate": "evaluate"}
+_LAZY = {"DockWizard": "model", "ModelConfig": "model", "evaluate": "evaluation"}
 __all__ = ["DockWizard", "ModelConfig", "docking_text", "evaluate", "profile"]
 __getattr__ = lazy_exports(__name__, _LAZY)

@@ -137,7 +137,7 @@ def eval_(designs: Path = typer.Argument(None, help="FASTA written by `generate`
     import tempfile
 
     from proceedings.dockwizard.condition import condition_sample
-    from proceedings.dockwizard.evaluate import evaluate, rows_as_dicts
+    from proceedings.dockwizard.evaluation import evaluate, rows_as_dicts
     from proceedings.dockwizard.judge import LigandMPNNJudge, NativeJudge
     from proceedings.dockwizard.structures import write_pdb
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from proceedings.core.results import Result, artifact_dir
 from proceedings.core.runtime import check_scale, stopwatch
 from proceedings.dockwizard.data import FIXTURE, Sample, load_samples, split_by_cluster
-from proceedings.dockwizard.evaluate import (DesignRow, evaluate, paired_bootstrap_ci, per_condition,
+from proceedings.dockwizard.evaluation import (DesignRow, evaluate, paired_bootstrap_ci, per_condition,
                                              rows_as_dicts, summarise)
 from proceedings.dockwizard.model import FUNCTION_ONLY, ModelConfig, parameter_count
 from proceedings.dockwizard.training import TrainConfig, sample_designs, train

@@ -14,6 +14,6 @@ from proceedings.mobta.simulator import person_days
 from proceedings.mobta.tokenization import TrajTokenizer
 
 # torch-dependent names load on first use, so `import proceedings.mobta` stays light.
-_LAZY = {"TaskVector": "task_vector", "finetune": "finetune", "sample": "generation"}
+_LAZY = {"TaskVector": "task_vector", "finetune": "finetuning", "sample": "generation"}
 __all__ = ["City", "TrajTokenizer", "TaskVector", "person_days", "finetune", "sample", "evaluate"]
 __getattr__ = lazy_exports(__name__, _LAZY)

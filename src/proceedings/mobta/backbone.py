@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 import torch
 
 from proceedings.core.models import cache_root
-from proceedings.mobta.finetune import Recipe, finetune
+from proceedings.mobta.finetuning import Recipe, finetune
 from proceedings.mobta.task_vector import model_hash
 from proceedings.mobta.tokenization import EOS, TAGS, TokenIds, TrajTokenizer
 from proceedings.mobta.trajectories import Trajectory

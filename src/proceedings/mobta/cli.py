@@ -133,8 +133,8 @@ def finetune(data: Path = typer.Argument(..., help="Token sequences from `encode
              base_seed: int = typer.Option(0, help="Seed of the base model (tiny weights, new-token rows).")) -> None:
     """Fine-tune the base on one task and save its dense task vector; resumes from OUT.pt if present."""
     from proceedings.mobta.backbone import TINY, backbone
-    from proceedings.mobta.finetune import Recipe
-    from proceedings.mobta.finetune import finetune as train
+    from proceedings.mobta.finetuning import Recipe
+    from proceedings.mobta.finetuning import finetune as train
     from proceedings.mobta.task_vector import TaskVector
     from proceedings.mobta.tokenization import TrajTokenizer
 

@@ -31,7 +31,7 @@ from proceedings.mobta.city import City
 from proceedings.mobta.diagnostics import cosine
 from proceedings.mobta.feeds import load_city
 from proceedings.mobta.fields import city_fields
-from proceedings.mobta.finetune import Recipe, TrainLog, finetune
+from proceedings.mobta.finetuning import Recipe, TrainLog, finetune
 from proceedings.mobta.generation import Samples, sample
 from proceedings.mobta.metrics import MIN_VALID, REPORTED, Bins, bootstrap_gap, evaluate, real_floor
 from proceedings.mobta.simulator import DEFAULT, SHIFTED, person_days

@@ -17,10 +17,10 @@ from proceedings.core.lazy import lazy_exports
 _PUBLIC = {
     "NviumConfig": "model", "NviumForCausalLM": "model",
     "DeferredSampler": "sampler", "FullDepthSampler": "sampler", "Generation": "sampler",
-    "TrainConfig": "train", "train": "train",
+    "TrainConfig": "training", "train": "training",
     "matched_baseline": "baselines",
     "prepare_corpus": "data", "Corpus": "data", "ByteTokenizer": "data",
-    "evaluate": "evaluate",
+    "evaluate": "evaluation",
     "retrofit_llama": "retrofit", "load_retrofit": "retrofit",
     "benchmark_models": "speed",
     "reproduce": "experiment",

@@ -96,7 +96,7 @@ def train(
     from proceedings.nvium.data import resolve_corpus
     from proceedings.nvium.model import NviumForCausalLM
     from proceedings.nvium.retrofit import SMOLLM2_EXITS, load_retrofit
-    from proceedings.nvium.train import train as run_training
+    from proceedings.nvium.training import train as run_training
 
     cfg = _preset(preset)
     overrides = {"seed": seed, "device": device}
@@ -135,7 +135,7 @@ def evaluate_command(
 ) -> None:
     """Validation bits per byte, exit mass and mean depth."""
     from proceedings.nvium.data import resolve_corpus
-    from proceedings.nvium.evaluate import evaluate
+    from proceedings.nvium.evaluation import evaluate
 
     nvium = _load_model(model, exits)
     result = evaluate(nvium, resolve_corpus(data, nvium.config.tokenizer), seq_len, tokens)

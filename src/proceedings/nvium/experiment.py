@@ -20,12 +20,12 @@ from pathlib import Path
 from proceedings.core.results import Result, artifact_dir, results_root
 from proceedings.core.runtime import atomic_write_text, check_scale, seed_everything, stopwatch
 from proceedings.nvium.data import SHAKESPEARE, Corpus, resolve_corpus
-from proceedings.nvium.evaluate import Evaluation, evaluate, unigram_bpb
+from proceedings.nvium.evaluation import Evaluation, evaluate, unigram_bpb
 from proceedings.nvium.frontier import (BASELINE, SHALLOW, FrontierPoint, TrainedModel, lambda_name, plot_frontier,
                                         train_family, write_csv)
 from proceedings.nvium.model import NviumConfig, NviumForCausalLM
 from proceedings.nvium.speed import SpeedReport, benchmark_models
-from proceedings.nvium.train import TrainConfig
+from proceedings.nvium.training import TrainConfig
 
 BPB_TOLERANCE = 0.02  # issue 18: mean N-vium bpb <= baseline + 0.02 over 3 seeds
 BPB_INTERVAL_TOLERANCE = 0.04  # issue 18: ... and the 95 % interval's upper end <= 0.04

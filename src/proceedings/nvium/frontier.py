@@ -19,7 +19,7 @@ from proceedings.core.runtime import atomic_write_text
 from proceedings.nvium.baselines import matched_baseline
 from proceedings.nvium.data import Corpus
 from proceedings.nvium.model import NviumForCausalLM
-from proceedings.nvium.train import TrainConfig, TrainRecord, train
+from proceedings.nvium.training import TrainConfig, TrainRecord, train
 
 BASELINE = "baseline"
 SHALLOW = "shallow"
