@@ -177,8 +177,8 @@ def _runs_dir(cfg: ExperimentConfig, scale: str, seed: int) -> Path:
 
 # The modules this comparison runs on (experiment.py's imports within proceedings.nvium, transitively;
 # tests/nvium/test_experiment.py keeps the list complete): a cached seed is reused only with their code.
-RECORD_MODULES = ("baselines", "batched_sampler", "cost_model", "data", "evaluate", "experiment", "frontier",
-                  "mixture", "model", "sampler", "speed", "train")
+RECORD_MODULES = ("baselines", "batched_sampler", "cost_model", "data", "evaluation", "experiment", "frontier",
+                  "mixture", "model", "sampler", "speed", "training")
 
 
 def _measured_path(cfg: ExperimentConfig, scale: str, seed: int) -> Path:
