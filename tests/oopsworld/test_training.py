@@ -7,8 +7,8 @@ import torch
 
 from proceedings.oopsworld.data import sample_episode
 from proceedings.oopsworld.generator import ChunkGenerator, GeneratorConfig
-from proceedings.oopsworld.training import (DistillConfig, TrainConfig, curriculum_stage, segment_data, stage_pool,
-                                            train_distill, train_forcing)
+from proceedings.oopsworld.training import (DistillConfig, Paused, TrainConfig, curriculum_stage, segment_data,
+                                            stage_pool, train_distill, train_forcing)
 
 TINY = GeneratorConfig(channels=(8, 16, 16), token_dim=16)
 
@@ -34,6 +34,30 @@ def test_teacher_forcing_resumed_at_step_n_matches_an_uninterrupted_run(data, tm
     assert len(losses) == 4
     for a, b in zip(whole.state_dict().values(), resumed.state_dict().values()):
         assert torch.equal(a, b)
+
+
+def test_a_staged_run_past_its_deadline_checkpoints_pauses_and_resumes_to_the_same_weights(data, tmp_path):
+    config = TrainConfig(steps=3, batch=2, checkpoint_every=100)
+    whole = _fresh()
+    train_forcing(whole, data, "implicit", config)
+    piece = _fresh()
+    with pytest.raises(Paused, match="time budget reached at step 1/3; run the same command again"):
+        train_forcing(piece, data, "implicit", config, checkpoint=tmp_path / "p.pt", deadline=0.0)
+    resumed = _fresh(seed=7)
+    assert len(train_forcing(resumed, data, "implicit", config, checkpoint=tmp_path / "p.pt")) == 3
+    for a, b in zip(whole.state_dict().values(), resumed.state_dict().values()):
+        assert torch.equal(a, b)
+
+
+def test_the_warp_moves_content_by_the_predicted_flow():
+    model = _fresh().eval()
+    last = torch.zeros(1, 3, 32, 32)
+    last[..., 10, 10] = 1.0
+    with torch.no_grad():
+        model.flow_head.bias[0::2] = 3.0  # every frame: 3 px to the right
+        warped = model._warped(last, torch.zeros(1, TINY.channels[2], 8, 8))
+    assert warped.shape == (1, 8, 3, 32, 32)
+    assert (warped[0, :, 0] > 0.5).nonzero()[:, 1:].unique(dim=0).tolist() == [[10, 13]]
 
 
 def test_distillation_resumed_mid_curriculum_matches_an_uninterrupted_run(data, tmp_path):

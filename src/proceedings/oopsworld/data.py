@@ -308,8 +308,8 @@ def build_episodes(seeds: range | list[int], cache: bool = True, **kwargs) -> li
     from proceedings.core.runtime import atomic_write_bytes
     from proceedings.oopsworld.taxonomy import TAXONOMY_FILE
 
-    key = hashlib.sha1(repr((list(seeds), sorted(kwargs.items()), TAXONOMY_FILE.read_bytes(),
-                             Path(__file__).with_name("world.py").read_bytes(), Path(__file__).read_bytes())).encode()
+    sources = [TAXONOMY_FILE] + [Path(__file__).with_name(name) for name in ("taxonomy.py", "world.py", "data.py")]
+    key = hashlib.sha1(repr((list(seeds), sorted(kwargs.items()), [f.read_bytes() for f in sources])).encode()
                        ).hexdigest()[:12]
     path = cache_root() / "oopsworld" / "episodes" / f"{key}.pkl"
     if cache and path.exists():

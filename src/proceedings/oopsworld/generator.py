@@ -26,6 +26,7 @@ class GeneratorConfig:
     history: int = 2
     token_dim: int = 64
     encoder: str = "structured"  # "structured" | "text"
+    warp: bool = True  # each frame = the last history frame warped by a predicted flow, plus a residual
 
 
 class CrossAttention(nn.Module):
@@ -99,6 +100,10 @@ class ChunkGenerator(nn.Module):
         self.up1, self.dec1 = nn.ConvTranspose2d(c2, c1, 4, stride=2, padding=1), ResBlock(2 * c1, c1)
         self.end_head = nn.Conv2d(c1, 3, 3, padding=1)
         self.between = nn.Sequential(ResBlock(c1 + 6, c1), nn.Conv2d(c1, 3 * (config.frames - 1), 3, padding=1))
+        if config.warp:  # per-frame displacement in pixels, predicted at 8x8 (smooth), zero at start
+            self.flow_head = nn.Conv2d(c3, 2 * config.frames, 3, padding=1)
+            nn.init.zeros_(self.flow_head.weight)
+            nn.init.zeros_(self.flow_head.bias)
 
     def forward(self, history: torch.Tensor, token_values: torch.Tensor, token_mask: torch.Tensor) -> torch.Tensor:
         b, _, _, h, w = history.shape
@@ -110,15 +115,32 @@ class ChunkGenerator(nn.Module):
         y3 = self.attn8_up(self.mid(x3), tokens, token_mask)
         y2 = self.attn16_up(self.dec2(torch.cat([self.up2(y3), x2], 1)), tokens, token_mask)
         y1 = self.dec1(torch.cat([self.up1(y2), x1], 1))
-        end = last + self.end_head(y1)  # the end state first
-        between = self.between(torch.cat([y1, end, last], 1)).reshape(b, -1, 3, h, w) + last[:, None]
+        base = self._warped(last, y3) if self.config.warp else last[:, None].expand(-1, self.config.frames, -1, -1, -1)
+        end = base[:, -1] + self.end_head(y1)  # the end state first
+        between = self.between(torch.cat([y1, end, last], 1)).reshape(b, -1, 3, h, w) + base[:, :-1]
         return torch.cat([between, end[:, None]], 1)  # (B, K, 3, H, W)
 
+    def _warped(self, last: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
+        """`last` (B, 3, H, W) backward-warped by K predicted flows: (B, K, 3, H, W). Moving content (pans,
+        motions, jumps) is then a displacement to learn, not a picture to repaint."""
+        b, _, h, w = last.shape
+        k = self.config.frames
+        flow = F.interpolate(self.flow_head(features), size=(h, w), mode="bilinear", align_corners=False)
+        flow = flow.reshape(b * k, 2, h, w).permute(0, 2, 3, 1)  # (B*K, H, W, 2) in pixels (dx, dy)
+        ys, xs = torch.meshgrid(torch.arange(h, dtype=last.dtype), torch.arange(w, dtype=last.dtype), indexing="ij")
+        grid = torch.stack([xs, ys], -1)[None] - flow  # where each output pixel comes from
+        grid = torch.stack([grid[..., 0] * 2 / (w - 1) - 1, grid[..., 1] * 2 / (h - 1) - 1], -1)
+        source = last[:, None].expand(-1, k, -1, -1, -1).reshape(b * k, 3, h, w)
+        return F.grid_sample(source, grid, mode="bilinear", padding_mode="border", align_corners=True).reshape(b, k, 3, h, w)
 
-def change_weighted_l1(pred: torch.Tensor, target: torch.Tensor, last: torch.Tensor, w: float = 4.0) -> torch.Tensor:
-    """L1 with weight 1 + w * [|target - last history frame| > 0.02] (spec §5: identity is no cheap minimum)."""
+
+def change_weighted_l1(pred: torch.Tensor, target: torch.Tensor, last: torch.Tensor, w: float = 4.0,
+                       end_weight: float = 0.5) -> torch.Tensor:
+    """L1 with weight 1 + w * [|target - last history frame| > 0.02] (spec §5: identity is no cheap minimum);
+    the end state carries `end_weight` of the loss, the K-1 in-between frames the rest (end state first)."""
     weight = 1.0 + w * ((target - last[:, None]).abs() > 0.02).float()
-    return (weight * (pred - target).abs()).mean()
+    error = (weight * (pred - target).abs()).mean((0, 2, 3, 4))  # (K,)
+    return end_weight * error[-1] + (1 - end_weight) * error[:-1].mean()
 
 
 def rollout(model: ChunkGenerator, history: torch.Tensor, token_values: list[torch.Tensor],

@@ -149,7 +149,16 @@ class Program:
         return {"ops": [{"op": o.op, "target": o.target, "args": dict(o.args)} for o in self.ops], "frames": self.frames}
 
     def touches(self, scene: dict) -> set[str]:
-        return set().union(*(op_touches(op, scene) for op in self.ops))
+        return set().union(*self.slots_per_op(scene))
+
+    def slots_per_op(self, scene: dict) -> list[set[str]]:
+        """The slots each op changes; an `add` gets the id `apply` will give it (fresh in this program)."""
+        taken, slots = set(objects(scene)), []
+        for op in self.ops:
+            slots.append(op_touches(op, scene, fresh_id(taken)))
+            if op.op == "add":
+                taken.add(fresh_id(taken))
+        return slots
 
     def preserve(self, scene: dict) -> list[str]:
         """Every leaf slot of `scene` that no op touches (the visual anchors), sorted."""
@@ -164,7 +173,7 @@ class Program:
         """Raise ProgramError unless every op is well typed, applicable, and the ops touch disjoint slots."""
         seen: list[tuple[int, str]] = []
         count, removed = len(scene["local"]), {}
-        for i, op in enumerate(self.ops):
+        for i, (op, slots) in enumerate(zip(self.ops, self.slots_per_op(scene))):
             _check_op(i, op, scene)
             for name, ref in [("target", op.target)] + [(f"args.{a}", op.args[a]) for a, kind in op.spec.args.items()
                                                          if kind == "object"]:
@@ -176,7 +185,7 @@ class Program:
                 count += 1
                 if count > max_objects:
                     raise ProgramError(f"op {i} (add): local: the scene would hold {count} objects, cap is {max_objects}")
-            for slot in sorted(op_touches(op, scene)):
+            for slot in sorted(slots):
                 for j, other in seen:
                     if overlaps(slot, other):
                         raise ProgramError(f"op {i} ({op.op}): {slot}: already changed by op {j}")
@@ -221,11 +230,11 @@ def _check_op(i: int, op: Op, scene: dict) -> None:
             raise ProgramError(f"{where}: args.{name}: '{value}' is not a {kind}; allowed: {', '.join(VOCABULARY[kind])}")
 
 
-def op_touches(op: Op, scene: dict) -> set[str]:
-    """The slot paths one op changes (for `add`, the new object's whole slot)."""
+def op_touches(op: Op, scene: dict, new_id: str) -> set[str]:
+    """The slot paths one op changes (for `add`, the whole slot of the new object `new_id`)."""
     t = f"local.{op.target}"
     if op.op == "add":
-        return {f"local.{next_id(scene)}"}
+        return {f"local.{new_id}"}
     if op.op in ("swap",):
         return {f"{t}.pos", f"local.{op.args['other']}.pos"}
     if op.op == "push":
@@ -244,9 +253,10 @@ _GLOBAL_SLOT = {"pan": "camera.x", "tilt": "camera.y", "zoom": "camera.zoom", "s
                 "set_weather": "weather", "set_environment": "environment"}
 
 
-def next_id(scene: dict) -> str:
-    used = {obj["id"] for obj in scene["local"]}
-    return next(f"o{k}" for k in range(1, len(used) + 2) if f"o{k}" not in used)
+def fresh_id(taken: set[str]) -> str:
+    """The first object id not in `taken`. Within one program an added object never reuses the id of
+    one removed before it, so `remove` then `add` is a vanished object and a new one, not an edit."""
+    return next(f"o{k}" for k in range(1, len(taken) + 2) if f"o{k}" not in taken)
 
 
 # ---- apply, one function per operator ---------------------------------------------------------------
@@ -266,7 +276,7 @@ def _set_attr(key: str):
 
 
 def _add(out: dict, op: Op, before: dict, i: int) -> None:
-    new_id = next_id(out)
+    new_id = fresh_id(set(objects(before)) | set(objects(out)))
     out["local"].append({"id": new_id, "category": op.args["category"], "color": op.args["color"],
                          "size": op.args["size"], "texture": "plain",
                          "pos": [float(op.args["x"]), float(op.args["y"])], "vel": [0.0, 0.0], "rot": 0.0,
@@ -326,8 +336,11 @@ def _push(out: dict, op: Op, before: dict, i: int) -> None:
     dx, dy = b["pos"][0] - a["pos"][0], b["pos"][1] - a["pos"][1]
     axis = (1.0 if dx > 0 else -1.0, 0.0) if abs(dx) >= abs(dy) else (0.0, 1.0 if dy > 0 else -1.0)
     gap = RADIUS[a["size"]] + RADIUS[b["size"]]
-    a["pos"] = [b["pos"][0] - axis[0] * gap if axis[0] else b["pos"][0],
-                b["pos"][1] - axis[1] * gap if axis[1] else b["pos"][1]]
+    contact = [b["pos"][0] - axis[0] * gap if axis[0] else b["pos"][0],
+               b["pos"][1] - axis[1] * gap if axis[1] else b["pos"][1]]
+    if list(map(float, a["pos"])) == contact:
+        _fail(i, op, f"local.{op.target}.pos", f"is already against local.{op.args['other']} (an op must change its slot)")
+    a["pos"] = contact
     if list(map(float, b["vel"])) == [SPEED * axis[0], SPEED * axis[1]]:
         _fail(i, op, f"local.{op.args['other']}.vel", "already moves that way")
     b["vel"] = [SPEED * axis[0], SPEED * axis[1]]
@@ -339,6 +352,8 @@ def _stack(out: dict, op: Op, before: dict, i: int) -> None:
     y = b["pos"][1] - RADIUS[a["size"]] - RADIUS[b["size"]]
     if y < 0:
         _fail(i, op, f"local.{op.target}.pos", "the stack would reach above the world")
+    if list(map(float, a["pos"])) == [float(b["pos"][0]), float(y)]:
+        _fail(i, op, f"local.{op.target}.pos", f"is already on local.{op.args['other']}")
     a["pos"] = [float(b["pos"][0]), float(y)]
 
 

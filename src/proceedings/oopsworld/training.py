@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,10 @@ from proceedings.oopsworld.generator import ChunkGenerator, change_weighted_l1
 
 log = logging.getLogger(__name__)
 MAX_SKIPS = 50
+
+
+class Paused(ProceedingsError):
+    """A staged run reached its time budget; its checkpoint is saved and running it again resumes."""
 
 
 @dataclass
@@ -82,6 +87,7 @@ class TrainConfig:
     batch: int = 16
     lr: float = 1e-3  # AdamW, cosine decay (spec §5)
     change_weight: float = 4.0
+    end_weight: float = 0.5  # share of the loss on the chunk's end state (the frame the probes read)
     checkpoint_every: int = 100
     seed: int = 0
 
@@ -89,9 +95,10 @@ class TrainConfig:
 # ---- the loop ----------------------------------------------------------------------------------
 
 def _loop(model: ChunkGenerator, config: TrainConfig, step_fn, checkpoint: Path | None, desc: str,
-          until: int | None = None) -> list[float]:
+          until: int | None = None, deadline: float | None = None) -> list[float]:
     """Run `step_fn(rng, step) -> loss` for config.steps steps with checkpoint/resume; `until` stops early
-    at that step (a time-boxed piece of a longer run; the next call resumes from the checkpoint)."""
+    at that step, and past `deadline` (time.time()) the loop checkpoints and raises Paused (time-boxed
+    pieces of a longer run; the next call resumes from the checkpoint)."""
     opt = torch.optim.AdamW(model.parameters(), lr=config.lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, config.steps)
     rng = np.random.default_rng(config.seed)
@@ -124,24 +131,29 @@ def _loop(model: ChunkGenerator, config: TrainConfig, step_fn, checkpoint: Path 
         sched.step()
         losses.append(float(loss.detach()))
         done = step + 1
-        if checkpoint and (done % config.checkpoint_every == 0 or done == stop):
+        late = deadline is not None and checkpoint is not None and time.time() > deadline and done < stop
+        if checkpoint and (late or done % config.checkpoint_every == 0 or done == stop):
             save_checkpoint(checkpoint, {"model": model.state_dict(), "optimizer": opt.state_dict(),
                                          "schedule": sched.state_dict(), "numpy": rng.bit_generator.state,
                                          "torch": torch.get_rng_state(), "step": done, "losses": losses})
+        if late:
+            raise Paused(f"{desc}: time budget reached at step {done}/{config.steps}; run the same command again to resume")
     model.eval()
     return losses
 
 
 def train_forcing(model: ChunkGenerator, data: SegmentData, surface: str, config: TrainConfig,
-                  checkpoint: Path | None = None, desc: str = "teacher forcing", until: int | None = None) -> list[float]:
+                  checkpoint: Path | None = None, desc: str = "teacher forcing", until: int | None = None,
+                  deadline: float | None = None) -> list[float]:
     """Teacher forcing on GT history with one prompt surface (the teacher/B1: explicit; B2: implicit)."""
     def step(rng: np.random.Generator, _: int) -> torch.Tensor:
         ids = rng.integers(0, data.count, config.batch)
         history, target = data.chunk(ids)
         values, mask = data.tokens(surface, ids)
-        return change_weighted_l1(model(history, values, mask), target, history[:, -1], config.change_weight)
+        return change_weighted_l1(model(history, values, mask), target, history[:, -1], config.change_weight,
+                                  config.end_weight)
 
-    return _loop(model, config, step, checkpoint, desc, until)
+    return _loop(model, config, step, checkpoint, desc, until, deadline)
 
 
 # ---- decoupled distillation ----------------------------------------------------------------------
@@ -168,7 +180,8 @@ class DistillConfig:
 
 def train_distill(student: ChunkGenerator, teacher: ChunkGenerator, data: SegmentData, config: TrainConfig,
                   distill: DistillConfig = DistillConfig(), checkpoint: Path | None = None,
-                  desc: str = "decoupled distillation", until: int | None = None) -> list[float]:
+                  desc: str = "decoupled distillation", until: int | None = None,
+                  deadline: float | None = None) -> list[float]:
     """OopsWorld: student on operation tokens + its own history, regressed to the frozen teacher's
     prediction on that same history with the target-scene tokens, plus lambda_gt * GT."""
     teacher = teacher.eval()
@@ -200,10 +213,10 @@ def train_distill(student: ChunkGenerator, teacher: ChunkGenerator, data: Segmen
             t_values, t_mask = data.tokens("explicit", ids)
             teacher_pred = teacher(history, t_values, t_mask)
         last = history[:, -1]
-        return (change_weighted_l1(pred, teacher_pred, last, config.change_weight)
-                + distill.lambda_gt * change_weighted_l1(pred, target, last, config.change_weight))
+        return (change_weighted_l1(pred, teacher_pred, last, config.change_weight, config.end_weight)
+                + distill.lambda_gt * change_weighted_l1(pred, target, last, config.change_weight, config.end_weight))
 
-    return _loop(student, config, step, checkpoint, desc, until)
+    return _loop(student, config, step, checkpoint, desc, until, deadline)
 
 
 def snapshot(model: ChunkGenerator) -> ChunkGenerator:
