@@ -77,14 +77,14 @@ CONFIGS = {
     "small": ExperimentConfig(
         city_a=SimSpec("A", 8, 600.0, 0, "av2", stride_s=2.0, max_windows=1500),
         city_b=SimSpec("B", 4, 300.0, 100, "av1", stride_s=2.0, max_windows=600),
-        test_networks=2, mocar=MoCARConfig(BACKBONE["small"], code_dim=16, tokenizer_hidden=128, modes=6),
+        test_networks=2, mocar=MoCARConfig(BACKBONE["small"], code_dim=16, tokenizer_hidden=128, modes=6, closed_loop=1.0),
         train=TrainConfig(steps=400, batch=16, lr=1e-3, warmup=20, checkpoint_every=25),
         max_eval=400, checkpoints=True),  # ablations left to `paper`: they would double the CPU budget
     # the paper's setting on SUMO: bigger decoder, more data and steps (GPU; AV2 itself via `mocar train --data-dir`)
     "paper": ExperimentConfig(
         city_a=SimSpec("A", 32, 1800.0, 0, "av2", stride_s=1.0, max_windows=10000),
         city_b=SimSpec("B", 8, 900.0, 100, "av1", stride_s=1.0, max_windows=2000),
-        test_networks=4, mocar=MoCARConfig(BACKBONE["paper"], code_dim=32, tokenizer_hidden=256, modes=6),
+        test_networks=4, mocar=MoCARConfig(BACKBONE["paper"], code_dim=32, tokenizer_hidden=256, modes=6, closed_loop=1.0),
         train=TrainConfig(steps=60000, batch=64, lr=5e-4, weight_decay=0.1, warmup=1000, checkpoint_every=1000),
         max_eval=20000, ablations=("beta0", "no_alignment", "frozen_tokenizer"), checkpoints=True),
 }
@@ -264,7 +264,10 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                 "simulation": {k: m["networks"] for k, m in splits.manifests.items()},
                 "matched": ("one decoder config (d, L, heads) for MoCAR, SMART-lite and QCNet-lite; SMART-lite's "
                             "vocabulary size and QCNet-lite's head width solved so parameters match MoCAR's "
-                            f"({params}); same training windows, steps, batch, AdamW, schedule and seed; K = 6"),
+                            f"({params}); same training windows, steps, batch, AdamW, schedule and seed; K = 6"
+                            + ("; MoCAR also trains on its own rollout (closed-loop loss), which costs it more CPU per "
+                               "step: steps and data are matched, compute is not (train_cpu_s_per_step)"
+                               if cfg.mocar.closed_loop else "")),
                 "parameter_ratio_to_mocar": {k: v / params["mocar"] for k, v in params.items()}},
         seed=seed, notes=notes(metrics, baseline, summary),
         artifacts=[str(p.relative_to(results_root())) for p in artifacts], device="cpu")
