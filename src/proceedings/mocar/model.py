@@ -67,18 +67,25 @@ class MoCAR(nn.Module):
         is_mode = (torch.arange(first, first + T) >= history - 1).to(h.dtype)[None, None, :, None]
         return h + is_mode * self.mode.weight[None, :K, None, :]
 
-    def loss(self, batch: Batch, generator: torch.Generator | None = None) -> tuple[torch.Tensor, dict]:
-        cfg, H, Fn = self.cfg, batch.history, batch.future
-        points, headings, transitions = batch.segments()  # (B, n, S, 2), (B, n, S), (B, n, 3)
+    def teacher_forced(self, batch: Batch, mu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The training view: every input is the posterior code `mu` (B, n, D) of the true segment. Returns the
+        future decoded from the predicted codes with *predicted* transitions composed from the current frame
+        (B, K, F*S, 2), the mode logits (B, K) and the predicted codes of segments 1..n-1 (B, K, n-1, D)."""
+        H, K = batch.history, self.cfg.modes
         frames = batch.frames()  # (B, n+1, 3)
-        recon, mu, logs = self.tokenizer.loss(points, headings, transitions, cfg.beta, generator)
-        K = cfg.modes
         inputs = mu[:, None, :-1].expand(-1, K, -1, -1)  # codes of segments 0..n-2, teacher-forced
         h, _ = self.backbone(self.tokens(inputs, H), frames[:, None, 1:-1], batch)  # frames shared by the streams
         predicted = self.next_code(h)  # (B, K, n-1, D): codes of segments 1..n-1
         seg_pts, seg_T = self.tokenizer.decode(predicted[:, :, H - 1:])  # the F future segments
-        trajectory = place(seg_pts, frames[:, None, H].expand(-1, K, -1), seg_T)  # predicted transitions composed
-        logits = self.mode_logit(h[:, :, H - 1]).squeeze(-1)
+        trajectory = place(seg_pts, frames[:, None, H].expand(-1, K, -1), seg_T)
+        return trajectory, self.mode_logit(h[:, :, H - 1]).squeeze(-1), predicted
+
+    def loss(self, batch: Batch, generator: torch.Generator | None = None) -> tuple[torch.Tensor, dict]:
+        cfg, H, Fn = self.cfg, batch.history, batch.future
+        points, headings, transitions = batch.segments()  # (B, n, S, 2), (B, n, S), (B, n, 3)
+        recon, mu, logs = self.tokenizer.loss(points, headings, transitions, cfg.beta, generator)
+        K = cfg.modes
+        trajectory, logits, predicted = self.teacher_forced(batch, mu)
         traj_loss, winner = winner_take_all(trajectory, logits, batch.future_xy())
         target = mu[:, 1:].detach()
         rows = torch.arange(len(winner))
