@@ -10,6 +10,7 @@ import torch
 from proceedings.mocar.backbone import BackboneConfig
 from proceedings.mocar.batch import make_batch
 from proceedings.mocar.experiment import CONFIGS, Splits, build_arms, param_count
+from proceedings.mocar.forecast import winner_take_all
 from proceedings.mocar.model import MoCAR, MoCARConfig
 from proceedings.mocar.smart_lite import Vocabulary
 from proceedings.mocar.training import TrainConfig, train
@@ -49,6 +50,22 @@ def test_the_rollout_keeps_predicted_codes_unless_the_retokenising_ablation_is_o
     assert not torch.allclose(kept, again)  # later ones differ: re-encoding is not the identity
 
 
+def test_the_closed_loop_loss_is_the_winner_take_all_loss_of_the_inference_rollout(scenes):
+    torch.manual_seed(0)
+    model = MoCAR(replace(SMALL, closed_loop=0.5)).eval()
+    open_loop = MoCAR(SMALL).eval()
+    open_loop.load_state_dict(model.state_dict())
+    batch = make_batch(scenes, np.arange(4))
+    with torch.no_grad():
+        total, logs = model.loss(batch, torch.Generator().manual_seed(1))
+        teacher_forced, _ = open_loop.loss(batch, torch.Generator().manual_seed(1))
+        forecast = model.predict(batch)
+        expected, _ = winner_take_all(forecast.points, torch.log(forecast.probabilities), batch.future_xy())
+    assert "closed_loop" not in open_loop.loss(batch)[1]
+    assert math.isclose(logs["closed_loop"], float(expected), rel_tol=1e-5)
+    assert torch.allclose(total - teacher_forced, 0.5 * expected, rtol=1e-4)
+
+
 def test_the_learned_arms_have_parameters_within_10_percent_of_mocars(scenes):
     cfg = CONFIGS["tiny"]
     arms = build_arms(cfg, Splits(scenes, scenes, scenes, scenes), 0)
@@ -72,7 +89,7 @@ def test_k_disk_tokens_tokenise_their_own_segments_as_themselves(scenes):
 def test_each_arm_lowers_its_training_loss(scenes, arm):
     cfg = replace(CONFIGS["tiny"], mocar=SMALL)
     model = build_arms(cfg, Splits(scenes, scenes, scenes, scenes), 0)[arm]
-    log = train(model, scenes, TrainConfig(steps=20, batch=6, lr=3e-3, warmup=3))
+    log = train(model, scenes, TrainConfig(steps=20, batch=4, lr=3e-3, warmup=3))
     assert np.mean(log.losses[-5:]) < np.mean(log.losses[:5])
 
 

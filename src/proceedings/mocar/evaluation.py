@@ -71,3 +71,17 @@ def code_space_ade(encode_decode: Callable, scenes: Scenes, batch: int = 256) ->
         rebuilt = torch.cat(rebuilt, dim=1)
         errors.append((rebuilt - b.clean_future).norm(dim=-1).mean(-1))
     return float(torch.cat(errors).mean())
+
+
+def teacher_forced_min_ade6(model, scenes: Scenes, batch: int = 64) -> float:
+    """MoCAR's minADE6 (m) in its training view, against the exact future: every input code is the posterior
+    code of the true segment and only the transitions are its own (`MoCAR.teacher_forced`). Beside the
+    rollout's minADE6, where each input is the model's own previous code, it measures exposure bias."""
+    errors = []
+    for start in range(0, len(scenes), batch):
+        b = make_batch(scenes, np.arange(start, min(start + batch, len(scenes))))
+        with torch.no_grad():
+            points, headings, _ = b.segments()
+            trajectory, _, _ = model.teacher_forced(b, model.tokenizer.encode(points, headings)[0])
+        errors.append((trajectory - b.clean_future[:, None]).norm(dim=-1).mean(-1).min(1).values)
+    return float(torch.cat(errors).mean())
