@@ -71,11 +71,12 @@ class ExperimentConfig:
 
 
 CONFIGS = {
-    # issue 29 tiny: 32 px, ~60 steps per model (the estimator too), equal example counts.
+    # issue 29 tiny: 32 px, ~60 steps per model (the estimator too), equal example counts; the speed bench at
+    # 2 trials of 0.05 CPU-s per stage keeps the whole run under 60 CPU-s.
     "tiny": ExperimentConfig(size=32, singles=120, pairs=120, test_pairs=40,
                              estimator=EstimatorConfig(size=32, renders_per_world=60, steps=60, batch=8),
                              train=TrainConfig(steps=60, batch=8, lr=2e-3, warmup=5, ema_decay=0.9),
-                             bench_batches=(1, 32), bench_trials=3, bench_seconds=0.1, bootstrap=1000),
+                             bench_batches=(1, 32), bench_trials=2, bench_seconds=0.05, bootstrap=1000),
     # laptop scale: the prototype's data sizes with the tiny estimator and the GAN; 400 steps per arm so the
     # whole run (estimator 500 steps included) fits issue 29's 20 CPU-min; the ablation rows
     # (ablations=True, three more arms) are a documented longer run.
