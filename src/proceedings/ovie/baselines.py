@@ -12,10 +12,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from proceedings.ovie.geometry import normals_from_points, splat, unproject
+from proceedings.ovie.geometry import lift_with_sky, normals_from_points, splat
 
 TELEA_RADIUS = 3  # px, OpenCV's usual inpainting radius
-SKY_DEPTH_M = 1000.0  # pixels the estimator calls sky are warped as far-away points (rotation only), as 3D-photo methods do
 
 
 def copy_source(pairs: dict[str, np.ndarray]) -> torch.Tensor:
@@ -23,10 +22,9 @@ def copy_source(pairs: dict[str, np.ndarray]) -> torch.Tensor:
 
 
 def lift(estimator, views: dict, K: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Stage 1: the estimator's depth lifted to points (sky pushed to SKY_DEPTH_M), validity and normals."""
+    """Stage 1: the estimator's depth lifted to points (sky far away, as 3D-photo methods do), validity and normals."""
     depth, valid = estimator.estimate(views)
-    depth = torch.where(valid, depth.float(), torch.full_like(depth.float(), SKY_DEPTH_M))
-    points = unproject(depth, K)
+    points = lift_with_sky(depth.float(), valid, K)
     return points, torch.ones_like(valid), normals_from_points(points)
 
 

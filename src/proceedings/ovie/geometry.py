@@ -20,12 +20,20 @@ import torch
 from proceedings.ovie.camera import look_at, pixel_rays
 
 DEPTH_TOLERANCE = 1e-4  # spec §2.2: keep contributions within this relative depth of the per-pixel minimum
+SKY_DEPTH_M = 1000.0  # pixels without depth (sky) are lifted this far: for poses moving metres, a rotation only
 
 
 def unproject(depth: torch.Tensor, K: np.ndarray) -> torch.Tensor:
     """(B, H, W) z-depth -> (B, H, W, 3) points in the camera frame."""
     rays = torch.as_tensor(pixel_rays(depth.shape[-2], K, depth.shape[-1]), dtype=depth.dtype)
     return depth[..., None] * rays
+
+
+def lift_with_sky(depth: torch.Tensor, valid: torch.Tensor, K: np.ndarray, sky_depth: float = SKY_DEPTH_M) -> torch.Tensor:
+    """(B, H, W) z-depth and validity -> (B, H, W, 3) points of *every* pixel: a pixel without depth (the
+    estimator's sky) is a point `sky_depth` away, effectively at infinity, so any sampled pose moves it by
+    the rotation alone and the splat carries the sky's colour to where the new camera sees it."""
+    return unproject(torch.where(valid, depth, torch.full_like(depth, sky_depth)), K)
 
 
 def normals_from_points(points: torch.Tensor) -> torch.Tensor:

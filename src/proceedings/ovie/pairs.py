@@ -2,8 +2,10 @@
 
 Pseudo-pairs (spec §2.2): the frozen estimator's depth of each single image is lifted to points once
 (it is frozen); every step samples a pose per image from the router and splats the source into it,
-giving a pseudo-target and its visibility mask. With `masked=False` (the ablation) the holes are
-black targets with full weight. True pairs (the MV baseline and fine-tuning) have mask = all ones.
+giving a pseudo-target and its visibility mask. Pixels the estimator gives no depth (sky) are lifted
+far away (`geometry.lift_with_sky`), so the splat moves them by the pose's rotation and the sky of a
+pseudo-target is supervised like any surface; only true disocclusions are holes. With `masked=False`
+(the ablation) the holes are black targets with full weight. True pairs (the MV baseline and fine-tuning) have mask = all ones.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import torch
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.ovie.depth import MIN_VALID_FRACTION
-from proceedings.ovie.geometry import PoseSampler, normals_from_points, sample_pose, splat, unproject
+from proceedings.ovie.geometry import SKY_DEPTH_M, PoseSampler, lift_with_sky, normals_from_points, sample_pose, splat
 
 
 @dataclass
@@ -33,7 +35,7 @@ class PseudoPairs:
     """Single images + frozen-estimator depth -> pseudo-pairs under sampled poses."""
 
     def __init__(self, rgb: np.ndarray, depth: torch.Tensor, valid: torch.Tensor, K: np.ndarray,
-                 sampler: PoseSampler, radius: int = 0, masked: bool = True):
+                 sampler: PoseSampler, radius: int = 0, masked: bool = True, sky_depth: float = SKY_DEPTH_M):
         expected = (len(rgb), *np.shape(rgb)[-2:])
         if tuple(depth.shape) != expected or tuple(valid.shape) != expected:
             raise ProceedingsError(f"depth map shape {tuple(depth.shape)} (validity {tuple(valid.shape)}) does not match "
@@ -41,10 +43,10 @@ class PseudoPairs:
         keep = valid.float().flatten(1).mean(1) >= MIN_VALID_FRACTION
         self.dropped = int((~keep).sum())  # samples with < 5 % valid depth (issue 29), counted
         self.rgb = torch.as_tensor(rgb)[keep]
-        self.points = unproject(depth[keep].double(), K).float()
-        self.valid = valid[keep]
+        self.points = lift_with_sky(depth[keep].double(), valid[keep], K, sky_depth).float()  # every pixel, sky far
+        self.surface = valid[keep]  # where the estimator gave depth: the pose sampler's centroid and scale
         self.normals = normals_from_points(self.points)
-        self.points_np, self.valid_np = self.points.numpy(), self.valid.numpy()
+        self.points_np, self.surface_np = self.points.numpy(), self.surface.numpy()
         self.K, self.sampler, self.radius, self.masked = K, sampler, radius, masked
 
     def __len__(self) -> int:
@@ -52,10 +54,15 @@ class PseudoPairs:
 
     def batch(self, rng: np.random.Generator, size: int) -> Batch:
         pick = rng.integers(len(self), size=size)
-        T = torch.as_tensor(np.stack([sample_pose(self.points_np[i], self.valid_np[i], rng, self.sampler) for i in pick]),
+        T = torch.as_tensor(np.stack([sample_pose(self.points_np[i], self.surface_np[i], rng, self.sampler) for i in pick]),
                             dtype=torch.float32)
-        target, visible = splat(self.rgb[pick], self.points[pick], self.valid[pick], self.K, T, self.radius,
-                                self.normals[pick])
+        return self.pseudo_pair(pick, T)
+
+    def pseudo_pair(self, pick: np.ndarray, T: torch.Tensor) -> Batch:
+        """The sources `pick` splatted into the cameras `T (B, 4, 4)`: pseudo-targets and their masks."""
+        points = self.points[pick]
+        target, visible = splat(self.rgb[pick], points, torch.ones(points.shape[:-1], dtype=torch.bool), self.K, T,
+                                self.radius, self.normals[pick])
         mask = visible if self.masked else torch.ones_like(visible)
         return Batch(self.rgb[pick], target, mask, T)
 
