@@ -51,6 +51,17 @@ def test_fewer_than_five_specs_solved_by_both_cannot_show_the_call_reduction():
     assert len(failing) == 1 and "median synthesis calls" in failing[0]
 
 
+@pytest.mark.parametrize("path, interval, check", [
+    ("metrics.median_calls_both", (1.0, 3.5), "median synthesis calls"),
+    ("metrics.solved", (15.0, 25.0), "NeuroSyntheos solves >="),
+    ("metrics.median_neural_s", (0.2, 3.4), "median neural overhead"),
+])
+def test_with_seeds_a_margin_must_hold_at_the_far_end_of_the_interval(path, interval, check):
+    failing = [name for name, ok in verdict(METRICS, BASELINE, {path: interval}).items() if not ok]
+    assert len(failing) == 1 and check in failing[0]
+    assert all(verdict(METRICS, BASELINE, {path: (METRICS[path.split(".")[1]],) * 2}).values())
+
+
 RECORDS = sorted((Path(__file__).parents[2] / "results" / "neurosyntheos").glob("*.json"))
 
 
