@@ -32,6 +32,11 @@ def test_solve_exits_10_and_20_by_verdict_and_saves_a_replayable_controller(tmp_
     certificate = json.loads((tmp_path / "out" / "controller.json").read_text())
     assert certificate["verdict"] == "REALIZABLE"
     assert runner.invoke(app, ["simulate", str(tmp_path / "out" / "controller.json"), "--steps", "50"]).exit_code == 0
+    assert runner.invoke(app, ["check", str(real), str(tmp_path / "out" / "controller.json")]).exit_code == 0
+    certificate["clauses"].append([["l0", False]])  # "x > 0 never holds": unproved, so refused
+    (tmp_path / "forged.json").write_text(json.dumps(certificate))
+    refused = runner.invoke(app, ["check", str(real), str(tmp_path / "forged.json")])
+    assert refused.exit_code == 1 and "is not proved valid" in refused.output
     assert runner.invoke(app, ["solve", str(unreal), "--timeout", "30"]).exit_code == 20
 
 

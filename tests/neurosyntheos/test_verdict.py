@@ -7,17 +7,20 @@ from pathlib import Path
 import pytest
 
 from proceedings.core.verdict import audit
-from proceedings.neurosyntheos.experiment import verdict
+from proceedings.neurosyntheos.experiment import SOUND, verdict
 
 METRICS = {
     "held_out": 24, "solved": 20, "solved_fraction": 20 / 24, "unsound": 0, "invalid_tautologies": 0,
+    "bad_certificates": 0,
     "both_solved": 12, "median_calls_both": 2.0, "median_neural_s": 0.4, "injected": 80,
     "rejected_proposals": 30, "first_batch_implies": 0.8, "first_batch_specs": 12,
-    "all_edges": {"solved": 14, "unsound": 0, "invalid_tautologies": 0, "median_calls_both_with_neuro": 4.0,
+    "all_edges": {"solved": 14, "unsound": 0, "invalid_tautologies": 0, "bad_certificates": 0,
+                  "median_calls_both_with_neuro": 4.0,
                   "neuro_median_calls_both_with_all_edges": 2.0},
     "per_spec_calls": {},
 }
 BASELINE = {"name": "CEGRES", "solved": 12, "solved_fraction": 0.5, "unsound": 0, "invalid_tautologies": 0,
+            "bad_certificates": 0,
             "median_calls_both": 6.0, "per_spec_calls": {}}
 PASSING = {"metrics": METRICS, "baseline": BASELINE}
 COUNTERFACTUALS = {
@@ -35,16 +38,28 @@ def test_every_check_of_the_verdict_can_fail_alone_and_the_baseline_as_the_metho
 
 
 @pytest.mark.parametrize("change", [{"metrics.unsound": 1}, {"baseline.invalid_tautologies": 2},
-                                    {"metrics.invalid_tautologies": 1}])
-def test_any_unsound_answer_or_unproved_tautology_fails_soundness(change):
+                                    {"metrics.invalid_tautologies": 1}, {"baseline.bad_certificates": 1},
+                                    {"metrics.all_edges.bad_certificates": 1}])
+def test_any_unsound_answer_unchecked_certificate_or_unproved_tautology_fails_soundness(change):
     from proceedings.core.verdict import breaks
-    assert [r for r in breaks(verdict, PASSING, change)] == ["no unsound answer in any arm (verdict = ground truth, every tautology re-verifies)"]
+    assert breaks(verdict, PASSING, change) == [SOUND]
 
 
 def test_fewer_than_five_specs_solved_by_both_cannot_show_the_call_reduction():
     from proceedings.core.verdict import breaks
     failing = breaks(verdict, PASSING, {"metrics.both_solved": 4})
     assert len(failing) == 1 and "median synthesis calls" in failing[0]
+
+
+@pytest.mark.parametrize("path, interval, check", [
+    ("metrics.median_calls_both", (1.0, 3.5), "median synthesis calls"),
+    ("metrics.solved", (15.0, 25.0), "NeuroSyntheos solves >="),
+    ("metrics.median_neural_s", (0.2, 3.4), "median neural overhead"),
+])
+def test_with_seeds_a_margin_must_hold_at_the_far_end_of_the_interval(path, interval, check):
+    failing = [name for name, ok in verdict(METRICS, BASELINE, {path: interval}).items() if not ok]
+    assert len(failing) == 1 and check in failing[0]
+    assert all(verdict(METRICS, BASELINE, {path: (METRICS[path.split(".")[1]],) * 2}).values())
 
 
 RECORDS = sorted((Path(__file__).parents[2] / "results" / "neurosyntheos").glob("*.json"))

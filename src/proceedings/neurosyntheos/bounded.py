@@ -135,7 +135,9 @@ class Moore:
 
     def to_json(self) -> dict:
         return {"inputs": self.inputs, "outputs": self.outputs, "n_states": self.n_states,
-                "play": {str(s): list(self.inp[s]) for s in self.reachable_states()}}
+                "play": {str(s): list(self.inp[s]) for s in self.reachable_states()},
+                "next": [{"state": s, "output": list(o), "next": t} for (s, o), t in sorted(self.nxt.items())
+                         if s in self.reachable_states()]}
 
 
 @dataclass

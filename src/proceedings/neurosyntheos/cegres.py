@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proceedings.neurosyntheos import theory
+from proceedings.neurosyntheos.certificate import certificate
 from proceedings.neurosyntheos.bounded import Bits, Budget, Clause, Game, Outcome, synthesize
 from proceedings.neurosyntheos.spec import MAX_INPUTS, Literal, Spec
 
@@ -223,7 +224,6 @@ def illegal_edges(state: State, game: Game, outcome: Outcome) -> list[tuple[dict
 def cegres(spec: Spec, budget_s: float = 10.0, arm: str = "cegres", predictor=None, batch: int = 16,
            max_size: int = 6) -> Run:
     """Run one arm on one spec within `budget_s` CPU seconds (proposal + verification included)."""
-    import z3
     start = time.monotonic()
     budget = Budget(budget_s)
     state = State(spec, list(spec.literals))
@@ -252,11 +252,8 @@ def cegres(spec: Spec, budget_s: float = 10.0, arm: str = "cegres", predictor=No
                     run.reason = "counter-strategy reads fetched values (y) as free inputs: not certified"
                     break
                 run.verdict = outcome.verdict
-                machine = outcome.mealy or outcome.moore
-                run.certificate = {"verdict": outcome.verdict, "machine": machine.to_json(),
-                                   "literals": {lit.prop: {"text": lit.text, "smt": z3.simplify(lit.expr).sexpr(),
-                                                           "output": lit.output} for lit in state.literals},
-                                   "tautologies": [t.text(state.table()) for t in state.tautologies]}
+                run.certificate = certificate(outcome.verdict, outcome.mealy or outcome.moore, state.literals,
+                                              [t.clause for t in state.tautologies])
                 break
             for edge, clause in illegal[:1] if arm == "cegres" else illegal[:batch]:
                 if state.add(clause, "cegres", iteration):

@@ -1,5 +1,5 @@
-"""`proceedings neurosyntheos ...`: solve LTLt specs with certificates, build benchmarks, collect
-traces, train the predictor, evaluate arms, replay controllers.
+"""`proceedings neurosyntheos ...`: solve LTLt specs with certificates, check saved certificates,
+build benchmarks, collect traces, train the predictor, evaluate arms, replay controllers.
 
 `solve` exits 10 REALIZABLE, 20 UNREALIZABLE, 30 UNKNOWN (timeout / bound), 2 bad input.
 """
@@ -49,6 +49,7 @@ def solve(spec: Path = typer.Argument(..., help="Syntheos YAML spec."),
           save: Optional[Path] = typer.Option(None, help="Folder for controller.json, trace.jsonl, report.json.")):
     """Decide realizability with a checked certificate (exit 10/20/30)."""
     from proceedings.neurosyntheos.cegres import ARMS, cegres
+    from proceedings.neurosyntheos.certificate import check_certificate
     from proceedings.neurosyntheos.spec import load_spec
     _backend(backend)
     if arm not in ARMS[:2]:
@@ -58,12 +59,33 @@ def solve(spec: Path = typer.Argument(..., help="Syntheos YAML spec."),
     loaded = load_spec(spec)
     model = _predictor(predictor)
     run = cegres(loaded, timeout, "neuro" if model else arm, model)
+    problems = check_certificate(loaded, run.certificate) if run.solved else []
+    if problems:  # a bug, never a verdict: the certificate failed its independent check
+        console.print(f"UNKNOWN  ({run.verdict} claimed, but its certificate fails: {problems[0]})")
+        raise typer.Exit(EXIT["UNKNOWN"])
     console.print(f"{run.verdict}  ({run.calls} synthesis calls, {len(run.tautologies)} tautologies, "
                   f"{run.seconds:.2f} s{', ' + run.reason if run.reason else ''})")
     if save is not None:
         run.certificate["spec"] = str(spec.resolve())
         run.save(save)
     raise typer.Exit(EXIT[run.verdict])
+
+
+@app.command()
+def check(spec: Path = typer.Argument(..., help="The Syntheos YAML spec the verdict is about."),
+          controller: Path = typer.Argument(..., help="controller.json written by `solve --save`.")):
+    """Check a saved verdict's certificate from scratch (exit 0 certified, 1 refused)."""
+    from proceedings.neurosyntheos.certificate import check_certificate
+    from proceedings.neurosyntheos.spec import load_spec
+    try:
+        cert = json.loads(Path(controller).read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ProceedingsError(f"cannot read certificate '{controller}': {err}") from None
+    problems = check_certificate(load_spec(spec), cert)
+    for problem in problems:
+        console.print(problem)
+    console.print(f"{cert.get('verdict')}: " + ("certificate checks" if not problems else f"{len(problems)} problems"))
+    raise typer.Exit(1 if problems else 0)
 
 
 @app.command("gen-bench")

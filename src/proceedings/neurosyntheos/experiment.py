@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from proceedings.core.progress import progress_bar
 from proceedings.core.results import Result, artifact_dir
 from proceedings.core.runtime import check_scale, seed_everything
+from proceedings.neurosyntheos.certificate import check_certificate
 from proceedings.neurosyntheos.cegres import cegres, recheck
 from proceedings.neurosyntheos.families import FAMILIES
 from proceedings.neurosyntheos.predictor import NeuroPredictor
@@ -37,6 +38,9 @@ EXTRA_SOLVED = (3, 0.15)  # issue 23: NeuroSyntheos solves >= CEGRES + max(3, 15
 MIN_BOTH = 5  # issue 23: ... on >= 5 specs solved by both
 CALL_RATIO = 0.5  # ... its median synthesis calls <= 0.5 x CEGRES's
 MAX_OVERHEAD_S = 3.0  # median neural overhead (inference + verification) <= 3 s per spec
+STAGE_FORMAT = 2  # bump when a staged run record changes: journals of older code are not resumed
+SOUND = ("no unsound answer in any arm (verdict = ground truth, every certificate checks, "
+         "every tautology re-verifies)")
 MATCHED = ("All arms: same bounded-synthesis backend and max controller/counter-strategy size, the same wall "
            "budget per spec (prediction and z3 verification count inside it for NeuroSyntheos), the same z3 "
            "rlimit/timeouts; all-edges and NeuroSyntheos inject <= batch formulas per iteration.")
@@ -75,10 +79,13 @@ CONFIGS = {
                    test=[_visits((10, 13, 17), 8, 20), _visits((5, 9, 30), 0, 25), _visits((11, 14, 17, 20), 10, 22),
                          _visits((21, 24, 27, 30), 20, 32), _thermo(3, 10, 6, 0)],
                    budget_s=5.0, train_budget_s=15.0, gnn_steps=60),
-    "small": Config(train=[_thermo(z, b, g, o) for z in (2, 3) for b, g, o in ((1, 3, 0), (2, 4, 1))]
+    # small: at the issue's 15 s CEGRES solved all 24 held-out specs (measured: thermostats 1-2 calls, 4-target
+    # patrols 7 calls in 9.0-11.5 CPU s, robots 8-14 calls in 5.6-14.9 s), saturating the gate; at 7 s it should
+    # solve 25-75 %. Thermostats with 4 zones (5 CEGRES calls when unrealizable) replace the 2-zone ones.
+    "small": Config(train=[_thermo(z, b, g, o) for z in (2, 3, 4) for b, g, o in ((1, 3, 0), (2, 4, 1))]
                     + [_robot(d, r) for d, r in ((3, 3), (4, 2))]
                     + [_visits(t, lo, hi) for t, lo, hi in (((1, 3, 5), 0, 6), ((2, 4, 6), 0, 5), ((1, 3, 5, 7), 0, 8))],
-                    test=[_thermo(z, b, g, o) for z in (2, 3) for b, g, o in ((8, 5, 0), (12, 6, 1), (20, 9, 0), (30, 11, 2))]
+                    test=[_thermo(z, b, g, o) for z in (3, 4) for b, g, o in ((8, 5, 0), (12, 6, 1), (20, 9, 0), (30, 11, 2))]
                     + [_robot(d, r) for d, r in ((8, 9), (10, 4), (12, 12), (15, 7))]
                     + [_visits(t, lo, hi) for t, lo, hi in (((10, 13, 17), 8, 20), ((5, 9, 30), 0, 25),
                                                             ((11, 14, 16), 10, 20), ((3, 7, 12), 0, 11),
@@ -86,7 +93,7 @@ CONFIGS = {
                                                             ((15, 25, 35, 45), 10, 50), ((2, 5, 8, 11), 0, 12),
                                                             ((30, 33, 36, 39), 29, 40), ((4, 9, 14, 19), 0, 15),
                                                             ((50, 52, 54, 56), 50, 60), ((7, 10, 13, 16), 6, 17))],
-                    budget_s=15.0, train_budget_s=60.0, workers=2),
+                    budget_s=7.0, train_budget_s=60.0, workers=2),
     "paper": Config(train=[_thermo(z, b, g, o) for z in (2, 3, 4) for b, g, o in ((1, 3, 0), (2, 4, 1), (3, 5, 2))]
                     + [_robot(d, r) for d in range(3, 9) for r in (d - 2, d + 1)]
                     + [_visits(tuple(1 + 2 * j for j in range(n)), 0, 2 * n + lo) for n in (3, 4, 5) for lo in (0, -3)],
@@ -125,7 +132,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
 
 def _stage_dir(cfg: Config, scale: str, seed: int) -> Path:
     """$PROCEEDINGS_CACHE/neurosyntheos/<scale>-<config hash>-seed<seed>: the staged artefacts of a run."""
-    key = hashlib.sha256(json.dumps(asdict(cfg), sort_keys=True, default=str).encode()).hexdigest()[:12]
+    key = hashlib.sha256(json.dumps([STAGE_FORMAT, asdict(cfg)], sort_keys=True, default=str).encode()).hexdigest()[:12]
     root = Path(os.environ.get("PROCEEDINGS_CACHE", Path.home() / ".cache" / "proceedings"))
     return root / "neurosyntheos" / f"{scale}-{key}-seed{seed}"
 
@@ -186,7 +193,9 @@ def held_out_run(entry: tuple[str, dict], arm: str, cfg: Config, predictor: Neur
     and (CEGRES arm, when solved) the gate's measure of the predictor's first batch."""
     spec = FAMILIES[entry[0]](**entry[1])
     run = cegres(spec, cfg.budget_s, arm, predictor if arm == "neuro" else None, cfg.batch, cfg.max_size)
-    out = run.summary() | {"solved": run.solved, "invalid_tautologies": len(recheck(spec, run))}
+    # a verdict found after the CPU budget ran out (one z3 call may overrun it) is not "solved within the budget"
+    out = run.summary() | {"solved": run.solved and run.cpu_s <= cfg.budget_s, "invalid_tautologies": len(recheck(spec, run)),
+                           "certificate_problems": check_certificate(spec, run.certificate) if run.solved else []}
     if arm == "cegres" and run.solved:
         out["first_batch_implies"] = batch_implies(spec, fresh_predictor(predictor), run, cfg.batch)
     return out
@@ -225,6 +234,7 @@ def _arm_numbers(runs: list[dict]) -> dict:
     return {"solved": len(solved), "solved_fraction": len(solved) / max(len(runs), 1),
             "unsound": sum(r["verdict"] != r["expected"] for r in solved),
             "invalid_tautologies": sum(r["invalid_tautologies"] for r in runs),
+            "bad_certificates": sum(bool(r["certificate_problems"]) for r in runs),
             "per_spec_calls": {r["spec"]: r["calls"] for r in solved}}
 
 
@@ -242,7 +252,7 @@ def measure(runs: dict[str, list[dict]]) -> tuple[dict, dict]:
     metrics = {
         "held_out": len(runs["neuro"]),
         "solved": ours["solved"], "solved_fraction": ours["solved_fraction"], "unsound": ours["unsound"],
-        "invalid_tautologies": ours["invalid_tautologies"],
+        "invalid_tautologies": ours["invalid_tautologies"], "bad_certificates": ours["bad_certificates"],
         "both_solved": len(both),
         "median_calls_both": _median([a["calls"] for a, _ in both]),
         "median_neural_s": _median([r["neural_s"] for r in runs["neuro"]]),
@@ -253,40 +263,50 @@ def measure(runs: dict[str, list[dict]]) -> tuple[dict, dict]:
         "first_batch_specs": len(first_batch),
         "all_edges": {"solved": edges.get("solved", 0), "unsound": edges.get("unsound", 0),
                       "invalid_tautologies": edges.get("invalid_tautologies", 0),
+                      "bad_certificates": edges.get("bad_certificates", 0),
                       "median_calls_both_with_neuro": _median([b["calls"] for _, b in both_edges]),
                       "neuro_median_calls_both_with_all_edges": _median([a["calls"] for a, _ in both_edges])},
         "per_spec_calls": ours["per_spec_calls"],
     }
     baseline = {"name": "CEGRES (one tautology per synthesis call)", "solved": base["solved"],
                 "solved_fraction": base["solved_fraction"], "unsound": base["unsound"],
-                "invalid_tautologies": base["invalid_tautologies"],
+                "invalid_tautologies": base["invalid_tautologies"], "bad_certificates": base["bad_certificates"],
                 "median_calls_both": _median([b["calls"] for _, b in both]),
                 "median_cpu_s_both": _median([b["cpu_s"] for _, b in both]),
                 "per_spec_calls": base["per_spec_calls"]}
     return metrics, baseline
 
 
+def _end(intervals: dict | None, path: str, value, side: int):
+    """With several seeds, the low (side 0) or high (side 1) end of the 95 % interval of `path`; else the
+    value itself; None when no number was measured."""
+    if not isinstance(value, (int, float)):
+        return None
+    return intervals[path][side] if intervals and path in intervals else value
+
+
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
     """Gates (CEGRES neither saturated nor empty; the predictor's first batch covers its final set),
-    then the issue's four conditions."""
+    then the issue's four conditions; with seeds, each margin must hold between the intervals' far ends."""
     n = metrics["held_out"]
     low, high = GATE_SOLVED
     extra = max(EXTRA_SOLVED[0], EXTRA_SOLVED[1] * n)
-    ours, theirs = metrics["median_calls_both"], baseline["median_calls_both"]
+    solved = _end(intervals, "metrics.solved", metrics["solved"], 0)
+    their_solved = _end(intervals, "baseline.solved", baseline["solved"], 1)
+    ours = _end(intervals, "metrics.median_calls_both", metrics["median_calls_both"], 1)
+    theirs = _end(intervals, "baseline.median_calls_both", baseline["median_calls_both"], 0)
+    overhead = _end(intervals, "metrics.median_neural_s", metrics["median_neural_s"], 1)
     edges = metrics["all_edges"]
     return {
         f"gate: CEGRES solves {low:.0%}-{high:.0%} of the held-out specs": low <= baseline["solved_fraction"] <= high,
         f"gate: the verified first batch implies >= {GATE_FIRST_BATCH:.0%} of CEGRES's final tautologies (median)":
             metrics["first_batch_specs"] > 0 and metrics["first_batch_implies"] >= GATE_FIRST_BATCH,
-        "no unsound answer in any arm (verdict = ground truth, every tautology re-verifies)":
-            metrics["unsound"] == 0 and baseline["unsound"] == 0 and edges["unsound"] == 0
-            and metrics["invalid_tautologies"] == 0 and baseline["invalid_tautologies"] == 0
-            and edges["invalid_tautologies"] == 0,
-        "NeuroSyntheos solves >= CEGRES + max(3, 15 % of the held-out specs)": metrics["solved"] >= baseline["solved"] + extra,
+        SOUND: all(arm[key] == 0 for arm in (metrics, baseline, edges)
+                   for key in ("unsound", "invalid_tautologies", "bad_certificates")),
+        "NeuroSyntheos solves >= CEGRES + max(3, 15 % of the held-out specs)": solved >= their_solved + extra,
         f"on >= {MIN_BOTH} specs solved by both, median synthesis calls <= {CALL_RATIO} x CEGRES's":
             metrics["both_solved"] >= MIN_BOTH and ours is not None and theirs is not None and ours <= CALL_RATIO * theirs,
-        f"median neural overhead <= {MAX_OVERHEAD_S:g} s per spec":
-            metrics["median_neural_s"] is not None and metrics["median_neural_s"] <= MAX_OVERHEAD_S,
+        f"median neural overhead <= {MAX_OVERHEAD_S:g} s per spec": overhead is not None and overhead <= MAX_OVERHEAD_S,
     }
 
 
