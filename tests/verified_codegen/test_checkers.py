@@ -10,7 +10,7 @@ import pytest
 
 from proceedings.verified_codegen.candidates import reference_candidate
 from proceedings.verified_codegen.checkers import get_checker
-from proceedings.verified_codegen.cheats import regions_of, scan
+from proceedings.verified_codegen.cheats import code_only, regions_of, scan
 from proceedings.verified_codegen.tasks import load_task, load_tasks
 
 SUM_LIST, PROD_SEQ = load_tasks(ids=("sum_list", "prod_seq"))
@@ -21,16 +21,34 @@ LEMMA = "Lemma sum_acc_spec : forall l acc, sum_acc l acc = acc + sum l."
 COQ_CHEATS = {
     "Admitted": {"proof_aux": f"{LEMMA}\nAdmitted.\n"},
     "admit": {"proof_aux": f"{LEMMA}\nProof. admit. Qed.\n"},
-    "Axiom": {"proof_aux": f"Axiom sum_acc_spec : forall l acc, sum_acc l acc = acc + sum l.\n"},
+    "Axiom": {"proof_aux": "Axiom sum_acc_spec : forall l acc, sum_acc l acc = acc + sum l.\n"},
     "Parameter": {"code": "Parameter sum_list : list Z -> Z.\n"},
+    "Conjecture": {"proof_aux": "Conjecture sum_acc_spec : forall l acc, sum_acc l acc = acc + sum l.\n"},
+    "Context": {"code": "Section S.\nContext (H : False).\n" + COQ_REF["code"]},
+    "Admit Obligations": {"proof_aux": "Program Definition bogus : False := _.\nAdmit Obligations.\n"},
+    "Abort and restate": {"proof": "Abort.\nTheorem sum_list_correct : True.\nProof. exact I.\n"},
+    "Infix =": {"code": COQ_REF["code"] + 'Definition always (a b : Z) : Prop := True.\nInfix "=" := always : type_scope.\n'},
+    "Open Scope": {"code": "Open Scope nat_scope.\n" + COQ_REF["code"]},
     "Unset Guard": {"code": "Unset Guard Checking.\n" + COQ_REF["code"]},
+    "Unset Universe": {"code": "Local Unset Universe Checking.\n" + COQ_REF["code"]},
     "Notation": {"code": COQ_REF["code"] + "Notation sum := sum_list.\n"},
+    "Declare ML Module": {"code": 'Declare ML Module "evil".\n' + COQ_REF["code"]},
+    "admit behind a string": {"proof": 'idtac "(*". admit. idtac "*)".\n'},
 }
 DAFNY_CHEATS = {
     "assume": {"code": DAFNY_REF["code"].replace("r := r * a[i];", "r := r * a[i];\n        assume false;")},
     "axiom": {"proofs": "lemma {:axiom} Anything()\n    ensures false\n"},
     "verify false": {"proofs": "lemma {:verify false} L()\n    ensures false\n{\n}\n"},
     "extern": {"proofs": "method {:extern} Oracle() returns (r: int)\n"},
+    "imported": {"proofs": "lemma {:imported} L()\n    ensures false\n"},
+    "requires false": {"code": "    requires false\n{\n}\n"},
+    "decreases *": {"code": "    decreases *\n{\n    while true decreases * { }\n}\n"},
+    "axiom behind strings": {"helpers": 'const S: string := "/*"\nlemma {:axiom} Bad()\n    ensures false\n'
+                                        'const T: string := "*/"\n'},
+    "assume behind a verbatim string": {"code": DAFNY_REF["code"].replace(
+        "r := 1;", 'var s := @"\\"; assume false; var t := "";\n    r := 1;')},
+    "include": {"helpers": 'include "/tmp/axioms.dfy"\n'},
+    "expect": {"code": DAFNY_REF["code"].replace("r := 1;", "r := 1;\n    expect r == Prod(a);")},
 }
 
 
@@ -44,28 +62,115 @@ def test_dafny_cheats_are_rejected_before_the_checker_runs(cheat):
     assert scan("dafny", {**DAFNY_REF, **DAFNY_CHEATS[cheat]}).startswith("cheat in region")
 
 
-def test_comments_mentioning_a_cheat_are_not_cheats():
-    assert scan("coq", {**COQ_REF, "proof": "(* no Admitted here *)\n" + COQ_REF["proof"]}) == ""
-    assert scan("dafny", {**DAFNY_REF, "code": "// never assume\n" + DAFNY_REF["code"]}) == ""
+def test_comments_and_strings_mentioning_a_cheat_are_not_cheats():
+    assert scan("coq", {**COQ_REF, "proof": "(* no (* nested *) Admitted here *)\n" + COQ_REF["proof"]}) == ""
+    assert scan("dafny", {**DAFNY_REF, "code": DAFNY_REF["code"].replace(
+        "r := 1;", 'r := 1; // never assume\n    /* nested /* assume */ {:axiom} */ var s := "assume";')}) == ""
+    assert code_only("dafny", "var c := '\"'; assume false;").endswith("assume false;")  # a char literal, not a string
+    assert code_only("dafny", "var x' := 1; assume false;").endswith("assume false;")  # a primed name
+
+
+def past_the_scan(checker, task, regions):
+    """The checker's second gate alone: the file as `verify` would check it, without the cheat scan."""
+    return checker._verify_text(task, checker.audited(task, task.assemble(checker.backend, regions)), False, ())
+
+
+# A Coq task without imports (coqc ~0.1 s instead of ~1 s with Lia) for the second-gate tests.
+TWICE = """(* @start preamble *)
+Fixpoint double (n : nat) : nat := match n with O => O | S m => S (S (double m)) end.
+(* @end preamble *)
+(* @start code *)
+Definition twice (n : nat) : nat := n + n.
+(* @end code *)
+(* @start proof_aux *)
+Lemma double_plus : forall n, double n = n + n.
+Proof.
+  induction n as [| m IH]; simpl; [reflexivity | rewrite IH, <- plus_n_Sm; reflexivity].
+Qed.
+(* @end proof_aux *)
+(* @start spec *)
+Theorem twice_correct : forall n, twice n = double n.
+(* @end spec *)
+Proof.
+(* @start proof *)
+  intros n. unfold twice. rewrite double_plus. reflexivity.
+(* @end proof *)
+Qed.
+"""
+
+
+@pytest.fixture(scope="module")
+def twice(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("twice")
+    (folder / "task.v").write_text(TWICE)
+    (folder / "task.json").write_text(json.dumps({
+        "id": "twice", "signature": {"name": "twice", "parameters": [{"param_name": "n", "param_type": "nat"}],
+                                     "return_type": "nat"},
+        "tests": [{"input": [2], "expected": 4}], "backends": {"coq": "task.v"}}))
+    task = load_task(folder)
+    return task, reference_candidate(task, "coq").regions()
 
 
 @pytest.mark.external("coqc")
 def test_coq_reference_verifies_and_admitted_past_the_scan_is_caught_by_print_assumptions(coq):
     assert coq.verify(SUM_LIST, COQ_REF).status == "verified"
-    admitted = {**COQ_REF, "proof_aux": f"{LEMMA}\nAdmitted.\n"}
-    # the second gate alone: the file compiles (exit 0) but Print Assumptions lists the admitted lemma
-    verdict = coq._verify_text(SUM_LIST, SUM_LIST.assemble("coq", admitted) + coq.audit_suffix(SUM_LIST), False, ())
-    assert verdict.status == "rejected" and "sum_acc_spec" in verdict.reason
+    verdict = past_the_scan(coq, SUM_LIST, {**COQ_REF, **COQ_CHEATS["Admitted"]})
+    assert verdict.status == "rejected" and "sum_acc_spec" in verdict.reason  # compiles, exit 0: the audit catches it
+
+
+TWICE_CHEATS = {  # each compiles and prints "Closed under the global context" for the theorem's own name
+    "Abort and restate": {"proof": "Abort.\nTheorem twice_correct : True.\nProof. exact I.\n"},
+    "Infix =": {"code": "Definition twice (n : nat) : nat := 0.\nDefinition always (a b : nat) : Prop := True.\n"
+                        'Infix "=" := always : type_scope.\n', "proof_aux": "", "proof": "intros; exact I.\n"},
+}
+
+
+@pytest.mark.external("coqc")
+@pytest.mark.parametrize("cheat", TWICE_CHEATS)
+def test_coq_cheats_that_change_the_statement_past_the_scan_fail_the_restated_spec(coq, twice, cheat):
+    task, reference = twice
+    assert coq.verify(task, reference).status == "verified"
+    assert scan("coq", {**reference, **TWICE_CHEATS[cheat]}).startswith("cheat in region")
+    verdict = past_the_scan(coq, task, {**reference, **TWICE_CHEATS[cheat]})
+    assert verdict.status == "failed" and "vcg_spec" in verdict.reason
+
+
+@pytest.mark.external("coqc")
+def test_a_candidate_printing_the_success_line_does_not_fool_the_coq_audit(coq, twice):
+    task, reference = twice
+    printing = {**reference, "proof_aux": "Lemma double_plus : forall n, double n = n + n.\nAdmitted.\n",
+                "proof": 'idtac "Closed under the global context".\n' + reference["proof"]}
+    verdict = past_the_scan(coq, task, printing)
+    assert verdict.status == "rejected" and "double_plus" in verdict.reason
 
 
 @pytest.mark.external("dafny")
-def test_dafny_reference_verifies_and_a_bodyless_lemma_is_refused_by_no_cheating(dafny):
-    assert dafny.verify(PROD_SEQ, DAFNY_REF).status == "verified"
+def test_dafny_reference_verifies_and_a_bodyless_lemma_is_refused_by_no_cheating_through_the_server_too(dafny):
+    assert dafny.verify(PROD_SEQ, DAFNY_REF).status == "verified"  # a fresh process
     bodyless = {**DAFNY_REF, "proofs": "lemma Anything()\n    ensures false\n",
                 "code": DAFNY_REF["code"].replace("r := 1;", "Anything();\n    r := 1;")}
     assert scan("dafny", bodyless) == ""  # nothing for the scan to see: /noCheating:1 must catch it
-    verdict = dafny.verify(PROD_SEQ, bodyless)
-    assert verdict.status == "rejected" and "body" in verdict.reason
+    served = get_checker("dafny", server=True)
+    try:
+        assert served.verify(PROD_SEQ, DAFNY_REF).status == "verified"
+        verdict = served.verify(PROD_SEQ, bodyless)
+        assert verdict.status == "rejected" and "body" in verdict.reason
+        unproved = {**DAFNY_REF, "code": DAFNY_REF["code"].replace("assert a[..|a|] == a;", "")}
+        assert served.verify(PROD_SEQ, unproved).status == "failed"  # the server says "completed" here too
+        assert served.server_requests == 3 and served.processes == 0
+    finally:
+        served.server.close()
+
+
+def test_a_silent_dafny_server_is_killed_at_the_wall_limit_and_restarted(tmp_path):
+    from proceedings.verified_codegen.dafny_server import DafnyServer
+
+    silent = tmp_path / "server"
+    silent.write_text("#!/bin/sh\nsleep 30\n")
+    silent.chmod(0o755)
+    server = DafnyServer([str(silent)])
+    assert server.verify("method M() {}", [], timeout_s=0.3) is None and server.proc is None
+    assert server.verify("method M() {}", [], timeout_s=0.3) is None and server.starts == 2
 
 
 def test_an_edited_spec_is_tampering_and_a_missing_region_is_rejected():
@@ -127,6 +232,7 @@ def stub_lean(tmp_path: Path, output: str, code: int = 0) -> str:
 @pytest.mark.parametrize("output,status", [
     ("t.lean:3:8: warning: declaration uses 'sorry'\n", "rejected"),
     ("'double_spec' depends on axioms: [propext, myAxiom]\n", "rejected"),
+    ("'fake' depends on axioms: [propext]\n'double_spec' depends on axioms: [propext, myAxiom]\n", "rejected"),
     ("t.lean:3:0: error: unsolved goals\n", "failed"),
     ("'double_spec' depends on axioms: [propext]\n", "verified"),
 ])

@@ -69,3 +69,17 @@ def test_every_arm_sees_one_pool_and_s_and_p_draw_from_the_same_candidates():
             for lemma in scaffold.lemmas:
                 filled = filled.with_lemma_proof(lemma.name, agent.discharge(task, "dafny", scaffold, lemma, ""))
             assert filled.text() in texts
+
+
+def test_bridged_code_is_tested_with_its_lemmas_and_the_lemma_proof_never_changes_the_test_file():
+    from proceedings.verified_codegen.checkers import DafnyChecker
+
+    task = FOLDS[1]  # prod_seq: the bridged loop calls ProdAppend in its body
+    bridged = [c for c in dafny_pool(dafny_fold(task)) if c.features["hints"] == "lemma"
+               and c.features["shape"] == "up" and c.features["order"] == "spec" and c.features["invariant"] == "prefix"]
+    assert len(bridged) == 3 and "ProdAppend(" in bridged[0].code
+    files = {DafnyChecker(executable="dafny").test_file(task, c.test_regions()) for c in bridged}
+    (text,) = files  # auto / induct_front / induct_back: one test file
+    assert "lemma ProdAppend(s: seq<int>, x: int)\n    ensures Prod(s + [x]) == Prod(s) * x\n{\n}" in text
+    hole = replace(bridged[0], lemmas=tuple(replace(lemma, proof="") for lemma in bridged[0].lemmas))
+    assert DafnyChecker(executable="dafny").test_file(task, hole.test_regions()) == text  # P's scaffold too

@@ -106,3 +106,11 @@ def test_the_local_agent_sends_every_request_through_the_model_and_parses_what_c
     assert agent.completion_tokens == 16 and agent.prompt_tokens > 100
     assert "The checker said: the checker's message" in agent.transcript[1]["prompt"]
     assert fenced("Sure:\n```dafny\n{ r := 0; }\n```\nDone.") == "{ r := 0; }"
+
+
+def test_a_staged_run_starts_no_attempt_once_its_time_is_spent(tmp_path):
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.verified_codegen.experiment import run_arms
+
+    with pytest.raises(ProceedingsError, match="0 of 3 attempts stored .* run the same command again"):
+        run_arms([SUM_LIST], OracleAgent(), {}, Settings(), "oracle", tmp_path / "runs.jsonl", deadline=0.0)

@@ -47,6 +47,16 @@ class Candidate:
             return {"helpers": self.helpers, "proofs": lemmas, "code": self.code}
         return {"code": self.code, "proof_aux": lemmas, "proof": self.proof}
 
+    def test_regions(self) -> dict[str, str]:
+        """What the task's tests compile: the regions with every Dafny lemma's proof replaced by an empty body.
+
+        Code may call its lemmas, so they must be there; tests run without verification and ghost lemmas
+        are not compiled, so their proofs (or holes) never change the test file or its outcome.
+        """
+        if self.backend != "dafny":
+            return self.regions()
+        return replace(self, lemmas=tuple(replace(lemma, proof="{\n}") for lemma in self.lemmas)).regions()
+
     def code_key(self) -> str:
         """The executable part alone: for Dafny the body without annotation lines or lemma calls."""
         if self.backend != "dafny":

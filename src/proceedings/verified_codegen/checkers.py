@@ -3,8 +3,9 @@
 `Checker.verify(task, solution)` assembles the file from the task's protected text and the candidate's
 regions, runs the cheat scan, then the checker in a fresh process with a wall limit, and reads its
 verdict: "verified" needs exit status 0, the checker's own success line, and the axiom audit (Coq
-`Print Assumptions` printing "Closed under the global context"; Dafny `/noCheating:1`; Lean no
-`sorry` warning and no axiom outside Lean's three). `run_tests` compiles and runs the code alone on
+`Print Assumptions` printing "Closed under the global context" as the file's last output, for the
+task's statement restated before any candidate text; Dafny `/noCheating:1`; Lean no
+`sorry` warning and no axiom outside Lean's three). `run_tests` compiles and runs the code, unverified, on
 the task's tests (Coq `Eval vm_compute`, Dafny `/compile:4 /noVerify`). Nothing else ever says
 "verified": not a model, not a workflow.
 """
@@ -55,6 +56,7 @@ class Run:
     returncode: int | None  # None: killed at the wall limit
     output: str
     seconds: float
+    via_server: bool = False  # answered by a long-lived checker server, not a fresh process
 
 
 def run_process(argv: list[str], cwd: Path, timeout_s: float) -> Run:
@@ -83,6 +85,7 @@ class Checker:
         self.path = executable or shutil.which(self.executable)
         self.memo: dict[str, Verdict | TestOutcome] = {}  # file text -> its verdict, within one run
         self.processes = 0  # checker processes actually started
+        self.server_requests = 0  # checks answered by a long-lived server instead
         self.rechecked: dict[str, Verdict] = {}  # final file -> its fresh re-check (workflows.judge)
 
     def _memoised(self, key: str, compute):
@@ -90,7 +93,6 @@ class Checker:
         the first run took (so a workflow is charged as if it ran), and flagged `cached`."""
         if key in self.memo:
             return replace(self.memo[key], cached=True)
-        self.processes += 1
         self.memo[key] = compute()
         return self.memo[key]
 
@@ -121,17 +123,14 @@ class Checker:
         cheat = scan(self.backend, solution)
         if cheat:
             return Verdict("rejected", cheat)
-        text = task.assemble(self.backend, scaffold or solution) + self.audit_suffix(task)
+        text = self.audited(task, task.assemble(self.backend, scaffold or solution))
         if fresh:
-            self.processes += 1
-            return self._verify_text(task, text, scaffold is not None, holes)
+            return self._verify_text(task, text, scaffold is not None, holes, fresh=True)
         return self._memoised(f"verify\0{holes}\0{text}", lambda: self._verify_text(task, text, scaffold is not None, holes))
 
-    def _verify_text(self, task: Task, text: str, is_scaffold: bool, holes: tuple[str, ...]) -> Verdict:
-        with tempfile.TemporaryDirectory(prefix=f"vcg-{self.backend}-") as tmp:
-            path = Path(tmp) / f"{self.module_name(task)}{SUFFIX[self.backend]}"
-            path.write_text(text)
-            run = run_process(self.verify_argv(path), Path(tmp), self.timeout_s)
+    def _verify_text(self, task: Task, text: str, is_scaffold: bool, holes: tuple[str, ...],
+                     fresh: bool = False) -> Verdict:
+        run = self.run_verifier(task, text, fresh)
         if run.returncode is None:
             return Verdict("timeout", f"killed at the {self.timeout_s:.0f} s wall limit", run.output, run.seconds)
         status, reason = self.judge(task, run, holes)
@@ -140,10 +139,10 @@ class Checker:
         return Verdict(status, reason, run.output, run.seconds)
 
     def run_tests(self, task: Task, solution: dict[str, str]) -> TestOutcome:
-        """Compile and run the code region alone on every test; proofs play no part."""
+        """Compile (no verification) and run the candidate on every test; only executable code matters."""
         if not self.available:
             return TestOutcome(False, reason=self.missing())
-        cheat = scan(self.backend, {"code": solution.get("code", "")})
+        cheat = scan(self.backend, solution)
         if cheat:
             return TestOutcome(False, reason=cheat)
         text = self.test_file(task, solution)
@@ -153,6 +152,7 @@ class Checker:
         with tempfile.TemporaryDirectory(prefix=f"vcg-{self.backend}-test-") as tmp:
             path = Path(tmp) / f"{self.module_name(task)}_tests{SUFFIX[self.backend]}"
             path.write_text(text)
+            self.processes += 1
             run = run_process(self.test_argv(path), Path(tmp), self.timeout_s)
         if run.returncode is None:
             return TestOutcome(False, reason="tests killed at the wall limit", seconds=run.seconds)
@@ -162,6 +162,14 @@ class Checker:
                                run.seconds)
         failing = [i for i, (got, want) in enumerate(values) if normalise(got) != normalise(want)]
         return TestOutcome(not failing, failing, f"{len(failing)} test(s) fail" if failing else "", run.seconds)
+
+    def run_verifier(self, task: Task, text: str, fresh: bool) -> Run:
+        """The checker on `text`, in a fresh process and temp dir (a backend may serve non-fresh checks otherwise)."""
+        with tempfile.TemporaryDirectory(prefix=f"vcg-{self.backend}-") as tmp:
+            path = Path(tmp) / f"{self.module_name(task)}{SUFFIX[self.backend]}"
+            path.write_text(text)
+            self.processes += 1
+            return run_process(self.verify_argv(path), Path(tmp), self.timeout_s)
 
     # Backend specifics --------------------------------------------------------------------------
     def module_name(self, task: Task) -> str:
@@ -174,8 +182,9 @@ class Checker:
         found = re.search(r"\d+\.\d+(\.\d+)?", output)
         return found.group(0) if found else "unknown"
 
-    def audit_suffix(self, task: Task) -> str:
-        return ""
+    def audited(self, task: Task, text: str) -> str:
+        """The assembled file with the backend's axiom audit added (the checker's second gate)."""
+        return text
 
     def verify_argv(self, path: Path) -> list[str]:
         raise NotImplementedError
@@ -219,8 +228,21 @@ def coq_value(value, type_: str) -> str:
 class CoqChecker(Checker):
     backend, executable, apt_package = "coq", "coqc", "coq"
 
-    def audit_suffix(self, task: Task) -> str:
-        return f"\nPrint Assumptions {theorem_name(task)}.\n"
+    def audited(self, task: Task, text: str) -> str:
+        """The task's statement restated right after the preamble, over the implementation as a parameter
+        (so no candidate notation, scope or shadowing can change what it says); at the end the theorem must
+        prove that restatement, and `Print Assumptions` of it is the file's last output. A candidate that
+        `Abort`s the theorem and proves a weaker one under its name, or redefines `=`, fails to type-check."""
+        name, statement = theorem_statement(task)
+        sig = task.signature
+        impl_type = " -> ".join(f"({t})" for t in [p["param_type"] for p in sig["parameters"]] + [sig["return_type"]])
+        spec = f"Definition vcg_spec ({sig['name']} : {impl_type}) : Prop := {statement}.\n"
+        end = "(* @end preamble *)"
+        if end not in text:
+            raise ProceedingsError(f"{task.spec('coq').path}: no '(* @end preamble *)' marker to restate the spec after")
+        cut = text.index("\n", text.index(end)) + 1
+        return (text[:cut] + spec + text[cut:]
+                + f"\nDefinition vcg_proves_spec : vcg_spec {sig['name']} := {name}.\nPrint Assumptions vcg_proves_spec.\n")
 
     def verify_argv(self, path: Path) -> list[str]:
         return [self.path, "-q", path.name]
@@ -228,9 +250,10 @@ class CoqChecker(Checker):
     def judge(self, task: Task, run: Run, holes: tuple[str, ...] = ()) -> tuple[str, str]:
         if run.returncode != 0:
             return "failed", f"coqc exit {run.returncode}: {tail(run.output)}"
-        if "Closed under the global context" in run.output:
+        if run.output.rstrip().endswith("Closed under the global context"):
             return "verified", ""
-        assumed = set(re.findall(r"^(\w+)\s*:", run.output.split("Axioms:")[-1], re.M)) if "Axioms:" in run.output else {"?"}
+        audit = run.output.split("Axioms:")[-1] if "Axioms:" in run.output else ""
+        assumed = set(re.findall(r"^(\w+)\s*:", audit, re.M)) or {"?"}
         if holes and assumed <= set(holes):
             return "verified", ""
         return "rejected", f"Print Assumptions lists assumptions: {', '.join(sorted(assumed))}"
@@ -255,13 +278,14 @@ class CoqChecker(Checker):
         return list(zip(values[0::2], values[1::2]))
 
 
-def theorem_name(task: Task) -> str:
+def theorem_statement(task: Task) -> tuple[str, str]:
+    """(name, statement) of the protected `Theorem NAME : STATEMENT.` in a Coq task's spec region."""
     spec = task.spec("coq")
-    statement = next((p.text for p in spec.pieces if p.region == "spec"), "")
-    found = re.search(r"\b(?:Theorem|Lemma)\s+(\w+)", statement)
+    text = next((p.text for p in spec.pieces if p.region == "spec"), "")
+    found = re.search(r"\b(?:Theorem|Lemma)\s+(\w+)\s*:\s*(.+?)\.\s*$", re.sub(r"\(\*.*?\*\)", " ", text, flags=re.S), re.S)
     if not found:
-        raise ProceedingsError(f"{spec.path}: the protected 'spec' region states no Theorem")
-    return found.group(1)
+        raise ProceedingsError(f"{spec.path}: the protected 'spec' region states no `Theorem NAME : STATEMENT.`")
+    return found.group(1), found.group(2).strip()
 
 
 # ----------------------------------------------------------------------------------------- Dafny
@@ -278,21 +302,48 @@ def dafny_value(value, type_: str) -> str:
 
 
 class DafnyChecker(Checker):
+    """`dafny /compile:0 /noCheating:1`; with `server=True` the checks inside a workflow go to one
+    long-lived DafnyServer.exe (dafny_server.py, ~8x less CPU a check) and only the final re-check
+    starts a fresh process."""
+
     backend, executable, apt_package = "dafny", "dafny", "dafny"
+    ARGS = ["/compile:0", "/noCheating:1", "/timeLimit:30"]
+
+    def __init__(self, timeout_s: float = 60.0, executable: str | None = None, server: bool = False):
+        super().__init__(timeout_s, executable)
+        self.server = None
+        if server and self.available:
+            from proceedings.verified_codegen.dafny_server import DafnyServer, server_command
+
+            self.server = DafnyServer(server_command(self.path))
 
     def version_args(self) -> list[str]:
         return ["/version"]
 
     def verify_argv(self, path: Path) -> list[str]:
-        return [self.path, "/compile:0", "/noCheating:1", "/timeLimit:30", path.name]
+        return [self.path, *self.ARGS, path.name]
+
+    def run_verifier(self, task: Task, text: str, fresh: bool) -> Run:
+        if self.server is None or fresh:
+            return super().run_verifier(task, text, fresh)
+        self.server_requests += 1
+        answer = self.server.verify(text, self.ARGS, self.timeout_s)
+        if answer is None:
+            return Run(None, "", self.timeout_s, via_server=True)
+        return Run(0, answer[0], answer[1], via_server=True)
 
     def judge(self, task: Task, run: Run, holes: tuple[str, ...] = ()) -> tuple[str, str]:
-        summary = re.search(r"Dafny program verifier finished with (\d+) verified, (\d+) errors?", run.output)
-        errors = [line.strip() for line in run.output.splitlines() if "Error" in line]
+        errors = [line.strip() for line in run.output.splitlines()
+                  if re.search(r"\bError\b|timed out|out of resource", line)]
         cheat = re.search(r"Error: (.*(must have a body|assume statement).*)", run.output)
         if cheat:
             return "rejected", f"/noCheating:1 refuses it: {cheat.group(1).strip()}"
-        if run.returncode == 0 and summary and summary.group(2) == "0":
+        if run.via_server:  # the server ends every reply with this line, errors or not: the error lines decide
+            done = "Verification completed successfully!" in run.output
+        else:
+            summary = re.search(r"Dafny program verifier finished with (\d+) verified, (\d+) errors?", run.output)
+            done = run.returncode == 0 and summary is not None and summary.group(2) == "0"
+        if done and not errors:
             return "verified", ""
         return "failed", f"dafny exit {run.returncode}: {' | '.join(errors[:4]) or tail(run.output)}"
 
@@ -304,7 +355,8 @@ class DafnyChecker(Checker):
             args = ", ".join(dafny_value(v, t) for v, t in zip(test["input"], types))
             calls.append(f"  var got{number} := {sig['name']}({args});\n"
                          f"  print \"@@ \", got{number}, \" @@ \", {dafny_value(test['expected'], sig['return_type'])}, \"\\n\";\n")
-        return task.assemble("dafny", {"code": solution.get("code", "")}) + "\nmethod Main() {\n" + "".join(calls) + "}\n"
+        # the whole candidate: code may call its lemmas, which are ghost and not compiled
+        return task.assemble("dafny", solution) + "\nmethod Main() {\n" + "".join(calls) + "}\n"
 
     def test_argv(self, path: Path) -> list[str]:
         return [self.path, "/compile:4", "/noVerify", path.name]  # 2.3 skips compiling under /compile:3 /noVerify
@@ -328,9 +380,9 @@ class LeanChecker(Checker):
     def missing(self) -> str:
         return "Lean toolchain not found: set VCG_LEAN=/path/to/lean or run in a Lake project"
 
-    def audit_suffix(self, task: Task) -> str:
+    def audited(self, task: Task, text: str) -> str:
         found = re.search(r"\btheorem\s+(\S+)", "".join(p.text for p in task.spec("lean").pieces))
-        return f"\n#print axioms {found.group(1)}\n" if found else ""
+        return text + (f"\n#print axioms {found.group(1)}\n" if found else "")
 
     def verify_argv(self, path: Path) -> list[str]:
         return [self.path, path.name]
@@ -340,8 +392,8 @@ class LeanChecker(Checker):
             return "failed", f"lean exit {run.returncode}: {tail(run.output)}"
         if "declaration uses 'sorry'" in run.output:
             return "rejected", "a declaration uses 'sorry'"
-        axioms = re.search(r"depends on axioms: \[(.*?)\]", run.output, re.S)
-        extra = sorted({a.strip() for a in axioms.group(1).split(",")} - LEAN_AXIOMS) if axioms else []
+        audits = re.findall(r"depends on axioms: \[(.*?)\]", run.output, re.S)  # the last is `#print axioms`
+        extra = sorted({a.strip() for a in audits[-1].split(",")} - LEAN_AXIOMS) if audits else []
         if extra:
             return "rejected", f"depends on axioms outside Lean's own: {', '.join(extra)}"
         return "verified", ""

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import statistics
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -47,34 +49,47 @@ class Config:
     ranker: str = "size"  # size prior, or smollm2 log-likelihood (cached)
     bootstrap: int = 2000
     timeout_s: float = 60.0  # per checker call
+    dafny_server: bool = True  # Dafny checks inside workflows through one DafnyServer.exe (final re-check: fresh)
     settings: Settings = field(default_factory=Settings)
 
 
 ALL_FOLDS = ("sum_seq", "prod_seq", "sum_squares", "count_pos_seq", "alt_sum", "count_even", "sum_abs",
              "digits_value", "sum_doubled", "neg_sum", "count_zero", "prod_plus_one")
 CONFIGS = {
-    "tiny": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ("sum_seq", "alt_sum"), budgets=(2, 4, 8),
+    # one spec peeling the front (PlanFirst's first plan fits), one peeling the back (it needs slicing hints),
+    # so no arm can sit at the ceiling at B = 2 (the round-1 pair, sum_seq + alt_sum, both peel the front)
+    "tiny": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ("alt_sum", "prod_seq"), budgets=(2, 4, 8),
                    settings=Settings(checks=8)),
     "small": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS, ranker="smollm2"),
     "paper": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS, ranker="smollm2"),
 }
 
 
-def checkers_for(tasks: list[Task], timeout_s: float) -> dict[str, Checker]:
+def checkers_for(tasks: list[Task], timeout_s: float, dafny_server: bool = False) -> dict[str, Checker]:
     """One checker per backend the tasks use; a missing one stops the run naming its apt package."""
     found = {}
     for backend in sorted({b for t in tasks for b in t.backends}):
-        checker = get_checker(backend, timeout_s=timeout_s)
+        options = {"server": True} if backend == "dafny" and dafny_server else {}
+        checker = get_checker(backend, timeout_s=timeout_s, **options)
         if not checker.available:
             raise ProceedingsError(checker.missing())
         found[backend] = checker
     return found
 
 
+STAGE_ENV = "VCG_STAGE_MINUTES"  # staged runs: start no new attempt after this many minutes; rerun to resume
+
+
+def stage_deadline() -> float | None:
+    minutes = os.environ.get(STAGE_ENV)
+    return time.time() + 60 * float(minutes) if minutes else None
+
+
 def run_arms(tasks: list[Task], agent: Agent, checkers: dict[str, Checker], settings: Settings,
-             desc: str, store: Path) -> list[Attempt]:
+             desc: str, store: Path, deadline: float | None = None) -> list[Attempt]:
     """Every workflow on every task (and backend), one attempt each; each finished attempt is appended to
-    `store` (JSON lines), and a rerun takes finished attempts from it instead of running them again."""
+    `store` (JSON lines), and a rerun takes finished attempts from it instead of running them again.
+    Past `deadline` no new attempt starts: the run stops naming how far it got (rerun to resume)."""
     done = {}
     if store.exists():
         for line in store.read_text().splitlines():
@@ -82,12 +97,17 @@ def run_arms(tasks: list[Task], agent: Agent, checkers: dict[str, Checker], sett
                 row = json.loads(line)
                 done[(row["task"], row["backend"], row["workflow"])] = Attempt(**row)
     jobs = [(task, backend, workflow) for task in tasks for backend in task.backends for workflow in WORKFLOWS]
-    attempts = []
+    attempts, fresh = [], 0
     store.parent.mkdir(parents=True, exist_ok=True)
     for task, backend, workflow in progress_bar(jobs, desc=desc, unit="attempt"):
         attempt = done.get((task.id, backend, workflow))
         if attempt is None:
+            if deadline is not None and time.time() > deadline:
+                stored = len(done) + fresh
+                raise ProceedingsError(f"{desc}: ${STAGE_ENV} spent with {stored} of {len(jobs)} attempts stored in "
+                                       f"{store}; run the same command again to resume")
             attempt = solve(task, workflow, agent, checkers[backend], settings)
+            fresh += 1
             with open(store, "a") as out:
                 out.write(json.dumps(asdict(attempt)) + "\n")
         attempts.append(attempt)
@@ -157,15 +177,18 @@ def reproduce(scale: str, seed: int = 0) -> Result:
 
     cfg = CONFIGS[scale]
     oracle_tasks, sketch_tasks = load_tasks(ids=cfg.oracle_tasks), load_tasks(ids=cfg.sketch_tasks)
-    checkers = checkers_for(oracle_tasks + sketch_tasks, cfg.timeout_s)
+    checkers = checkers_for(oracle_tasks + sketch_tasks, cfg.timeout_s, cfg.dafny_server)
+    deadline = stage_deadline()
     oracle = run_arms(oracle_tasks, OracleAgent(), checkers, cfg.settings, f"oracle {scale}",
-                      run_store(scale, "oracle", cfg))
+                      run_store(scale, "oracle", cfg), deadline)
     ranker = make_ranker(cfg.ranker)
     agent = SketchAgent(ranker=ranker)
-    sketch = run_arms(sketch_tasks, agent, checkers, cfg.settings, f"sketch {scale}", run_store(scale, "sketch", cfg))
+    sketch = run_arms(sketch_tasks, agent, checkers, cfg.settings, f"sketch {scale}", run_store(scale, "sketch", cfg),
+                      deadline)
     metrics, baseline = summarise(oracle_tasks, oracle, sketch, cfg, seed)
     metrics["ranker_tokens"], metrics["ranker_s"] = ranker.tokens, round(ranker.seconds, 2)
     metrics["checker_processes"] = sum(c.processes for c in checkers.values())
+    metrics["checker_server_requests"] = sum(c.server_requests for c in checkers.values())
     folder = artifact_dir("verified_codegen", scale)
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "attempts.jsonl", "w") as out:

@@ -102,7 +102,7 @@ class Ledger:
 
     def test(self, candidate: Candidate) -> TestOutcome:
         self._spend()
-        outcome = self.checker.run_tests(self.task, candidate.regions())
+        outcome = self.checker.run_tests(self.task, candidate.test_regions())
         self._charge(outcome)
         self.attempt.trace.append({"check": "tests", "passed": outcome.passed, "failing": outcome.failing,
                                    "reason": outcome.reason[:300]})
