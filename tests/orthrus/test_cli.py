@@ -13,10 +13,13 @@ from proceedings.cli import main
     (["audit", "--prompts", "MISSING"], "does not exist"),
     (["audit", "--prompts", "EMPTY", "--precision", "fp8"], "unknown precision 'fp8'"),
     (["bench", "--prompts", "EMPTY"], "holds no prompt"),
+    (["merge-export", "--out", "FULL", "--view", "MISSING"], "already exists and is not an empty folder"),
+    (["train", "--out", "FULL", "--precision", "fp16"], "unknown precision 'fp16'"),
+    (["train", "--out", "FULL", "--attention", "flex"], "FlexAttention training needs a CUDA GPU"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(tmp_path, monkeypatch, capsys, args, message):
     (tmp_path / "EMPTY").write_text("\n")
-    args = [str(tmp_path / a) if a in ("MISSING", "EMPTY") else a for a in args]
+    args = [str(tmp_path / a) if a in ("MISSING", "EMPTY") else str(tmp_path) if a == "FULL" else a for a in args]
     monkeypatch.setattr(sys, "argv", ["proceedings", "orthrus", *args])
     with pytest.raises(SystemExit) as exit_:
         main()

@@ -225,5 +225,6 @@ def merge_export(
     it; any HF loader reads the AR model from it, `OrthrusModel.from_pretrained` (or --base) reads both."""
     from proceedings.orthrus.model import check_export_target
 
-    path = _model(base, view, 8).merge_export(check_export_target(out))
+    target = check_export_target(out)  # before the model loads
+    path = _model(base, view, 8).merge_export(target)
     console.print(f"wrote {', '.join(sorted(p.name for p in path.iterdir()))} to {path}")
