@@ -46,3 +46,16 @@ def test_a_damaged_line_of_a_responses_file_is_named(tmp_path):
 
 def test_the_sharegpt_package_is_installed():
     assert sharegpt_file().name == "ShareGPT_V3_unfiltered_cleaned_split.json"
+
+
+def test_a_responses_file_made_with_another_base_is_refused_naming_both(tmp_path):
+    path = tmp_path / "responses.jsonl"
+    line = {"prompt": "p", "prompt_ids": [1], "response_ids": [2, 3]}
+    path.write_text(json.dumps({**line, "base": "aaaa"}) + "\n")
+    assert read_examples(path, base="aaaa")[0].response_ids == [2, 3]
+    with pytest.raises(ProceedingsError, match="line 1 was made with base aaaa, but the loaded base is bbbb"):
+        read_examples(path, base="bbbb")
+    path.write_text(json.dumps(line) + "\n")  # a file that records no base cannot be vouched for
+    with pytest.raises(ProceedingsError, match="made with base \\(not recorded\\)"):
+        read_examples(path, base="bbbb")
+    assert len(read_examples(path)) == 1  # without a base to check against, the cache reads as before

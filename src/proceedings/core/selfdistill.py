@@ -8,6 +8,8 @@ turns). A fixed set is held out by text hash, so it does not depend on the order
 Responses: the target's greedy continuation of each prompt under its chat template (batched, left
 padding with an explicit attention mask), appended one JSON line per prompt to a file under
 $PROCEEDINGS_CACHE keyed by the target and the settings: an interrupted run resumes where it stopped.
+Each line records the target's fingerprint (`base_fingerprint`), so a file handed to another model is
+refused (`read_examples(path, base=...)`) instead of training a drafter on another model's outputs.
 """
 
 from __future__ import annotations
@@ -106,16 +108,27 @@ def chat_prompt_ids(tokenizer, prompt: str) -> list[int]:
     return list(ids["input_ids"] if isinstance(ids, dict) else ids)
 
 
-def responses_path(model, settings: dict) -> Path:
-    """The JSONL cache file for this target and these settings."""
+def _target_text(model) -> str:
+    """The target's config and a probe of its first weights: what identifies the model that answered."""
     config = json.dumps(model.config.to_dict(), sort_keys=True, default=str)
     probe = float(next(model.parameters()).detach().float().flatten()[:4096].sum())
-    key = hashlib.sha256((config + f"{probe:.6f}" + json.dumps(settings, sort_keys=True)).encode()).hexdigest()[:16]
+    return config + f"{probe:.6f}"
+
+
+def base_fingerprint(model) -> str:
+    """A short hash of the target (config + weight probe), recorded on every line of its responses file."""
+    return hashlib.sha256(_target_text(model).encode()).hexdigest()[:16]
+
+
+def responses_path(model, settings: dict) -> Path:
+    """The JSONL cache file for this target and these settings."""
+    key = hashlib.sha256((_target_text(model) + json.dumps(settings, sort_keys=True)).encode()).hexdigest()[:16]
     return cache_root() / "selfdistill" / f"{key}.jsonl"
 
 
-def read_examples(path: Path) -> list[Example]:
-    """The examples of a responses file; a damaged line is named by its number."""
+def read_examples(path: Path, base: str | None = None) -> list[Example]:
+    """The examples of a responses file; a damaged line is named by its number. With `base` (a
+    `base_fingerprint`), a line made by another target, or recording none, is refused with both named."""
     examples = []
     if not path.exists():
         return examples
@@ -126,6 +139,9 @@ def read_examples(path: Path) -> list[Example]:
         except (json.JSONDecodeError, KeyError, TypeError) as err:
             raise ProceedingsError(f"{path}: line {number} is damaged ({type(err).__name__}); delete the file or "
                                    "that line to regenerate it") from err
+        if base is not None and row.get("base") != base:
+            raise ProceedingsError(f"{path}: line {number} was made with base {row.get('base') or '(not recorded)'}, "
+                                   f"but the loaded base is {base}; self-distil this base's own responses instead")
     return examples
 
 
@@ -138,7 +154,7 @@ def generate_responses(model, tokenizer, prompts: Sequence[str], max_new_tokens:
     from proceedings.core.progress import progress_bar
 
     settings = {"max_new_tokens": max_new_tokens, "max_prompt_tokens": max_prompt_tokens, "greedy": True}
-    path = responses_path(model, settings)
+    path, base = responses_path(model, settings), base_fingerprint(model)
     done = {e.prompt: e for e in read_examples(path)}
     encoded = [(p, chat_prompt_ids(tokenizer, p)) for p in prompts]
     todo = [(p, ids) for p, ids in encoded if len(ids) <= max_prompt_tokens and p not in done]
@@ -157,7 +173,7 @@ def generate_responses(model, tokenizer, prompts: Sequence[str], max_new_tokens:
                 if tokenizer.eos_token_id in row:
                     row = row[:row.index(tokenizer.eos_token_id) + 1]
                 done[prompt] = Example(prompt, ids, row)
-                sink.write(json.dumps({"prompt": prompt, "prompt_ids": ids, "response_ids": row}) + "\n")
+                sink.write(json.dumps({"prompt": prompt, "prompt_ids": ids, "response_ids": row, "base": base}) + "\n")
             sink.flush()
             os.fsync(sink.fileno())
     return [done[p] for p, ids in encoded if p in done]

@@ -1,4 +1,4 @@
-"""`proceedings orthrus ...`: info, train, generate, bench, audit (issue 20).
+"""`proceedings orthrus ...`: info, costs, train, generate, bench, audit, merge-export (issue 20).
 
 torch and the model code are imported inside the commands, so mounting this app costs nothing. The full
 comparison (data, training with a halfway checkpoint, benchmark, audit, costs, memory) runs as
@@ -19,7 +19,8 @@ app = typer.Typer(help="Orthrus: a frozen LLM with a diffusion view on its own K
                   no_args_is_help=True)
 console = Console()
 
-BASE = typer.Option("smollm2-135m", help="Base model: alias, local directory, .gguf file or HF id (Llama, Qwen2, Qwen3).")
+BASE = typer.Option("smollm2-135m", help="Base model: alias, local directory, .gguf file or HF id (Llama, Qwen2, "
+                                         "Qwen3), or a `merge-export` folder (base and view).")
 VIEW = typer.Option(None, help="Directory of a saved diffusion view (from `orthrus train`); none: an untrained view.")
 
 
@@ -32,10 +33,13 @@ def main() -> None:
     set_threads()
 
 
-def _model(base: str, view: Path | None, block_size: int):
-    from proceedings.orthrus.model import OrthrusModel
+def _model(base: str, view: Path | None, block_size: int, device: str = "cpu"):
+    """The base with a fresh view, or the view saved in --view, or both from a `merge-export` folder."""
+    from proceedings.orthrus.model import VIEW_FILE, OrthrusModel
 
-    model = OrthrusModel.from_base(base, block_size=block_size)
+    if view is None and (Path(base) / VIEW_FILE).is_file():
+        return OrthrusModel.from_pretrained(base, device=device)
+    model = OrthrusModel.from_base(base, block_size=block_size, device=device)
     return model.load_view(view) if view is not None else model
 
 
@@ -108,16 +112,32 @@ def train(
     lr: float = typer.Option(2e-4, help="AdamW learning rate."),
     prompts: int = typer.Option(160, help="ShareGPT training prompts (responses self-distilled and cached)."),
     response_tokens: int = typer.Option(128, help="Greedy response tokens per prompt."),
+    data: Path = typer.Option(None, help="A self-distillation responses file (JSON lines, e.g. from `peagle gen-data`) "
+                                         "made with this base; none: self-distil (cached)."),
+    precision: str = typer.Option("fp32", help="fp32, or bf16 (Accelerate mixed precision: bf16 compute, fp32 "
+                                                "weights)."),
+    attention: str = typer.Option("sdpa", help="sdpa (dense dual-pass mask), or flex (FlexAttention BlockMask; GPU)."),
+    device: str = typer.Option("cpu", help="cpu, cuda or cuda:N."),
     resume: bool = typer.Option(False, help="Continue from the checkpoint in --out."),
 ) -> None:
-    """Self-distil the base's responses (cached), train the view (checkpoints every 10 steps and on SIGTERM), save it."""
-    from proceedings.core.selfdistill import generate_responses, sharegpt_prompts
-    from proceedings.orthrus.training import TrainConfig, train_view
+    """Self-distil the base's responses (cached), train the view (checkpoints every 10 steps and on SIGTERM), save it.
+    The paper's setting on a GPU: --block-size 16 --precision bf16 --attention flex."""
+    from proceedings.core.selfdistill import base_fingerprint, generate_responses, read_examples, sharegpt_prompts
+    from proceedings.core.runtime import choose_device
+    from proceedings.orthrus.training import TrainConfig, check_train_config, train_view
 
-    model = _model(base, None, block_size)
-    training, _ = sharegpt_prompts(600)
-    examples = generate_responses(model.base, model.tokenizer, training[:prompts], response_tokens, progress="responses")
-    cfg = TrainConfig(steps=steps, batch=batch, seq_len=seq_len, lr=lr, checkpoint_every=10)
+    cfg = TrainConfig(steps=steps, batch=batch, seq_len=seq_len, lr=lr, checkpoint_every=10, precision=precision,
+                      attention=attention)
+    check_train_config(cfg, choose_device(device))
+    if data is not None and not data.is_file():
+        raise ProceedingsError(f"data file '{data}' does not exist")
+    model = _model(base, None, block_size, device)
+    if data is not None:  # refused line by line when another base made it
+        examples = read_examples(data, base=base_fingerprint(model.base))
+    else:
+        training, _ = sharegpt_prompts(600)
+        examples = generate_responses(model.base, model.tokenizer, training[:prompts], response_tokens,
+                                      progress="responses")
     record = train_view(model.base, model.view, [(e.prompt_ids + e.response_ids, len(e.prompt_ids)) for e in examples],
                         cfg, checkpoint=out / "train.pt", resume=resume, progress="train")
     path = model.save_view(out)
@@ -194,3 +214,17 @@ def audit_command(
     for d in report.divergences:
         console.print(f"  prompt {d.prompt}: first divergence at new token {d.position}: AR {d.ar_token} vs Orthrus "
                       f"{d.orthrus_token}, AR top-2 logit margin {d.margin:.2e}")
+
+
+@app.command("merge-export")
+def merge_export(
+    out: Path = typer.Option(..., help="New folder for the checkpoint (must not exist or be empty)."),
+    base: str = BASE, view: Path = typer.Option(..., help="Directory of the trained view (from `orthrus train`)."),
+) -> None:
+    """A standalone Hugging Face checkpoint folder: the base (config, safetensors, tokenizer) with the view beside
+    it; any HF loader reads the AR model from it, `OrthrusModel.from_pretrained` (or --base) reads both."""
+    from proceedings.orthrus.model import check_export_target
+
+    target = check_export_target(out)  # before the model loads
+    path = _model(base, view, 8).merge_export(target)
+    console.print(f"wrote {', '.join(sorted(p.name for p in path.iterdir()))} to {path}")

@@ -13,6 +13,7 @@ K/V: B x layers x 2 x kv_heads x head_dim numbers, whatever the context length (
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ class DiffusionAttention(nn.Module):
             p.requires_grad_(True)
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, past_keys: torch.Tensor,
-                past_values: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                past_values: torch.Tensor, mask) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """x (1, Q, H) normed block states; past_* (1, kv_heads, T, head_dim) the AR view's cached K/V.
         Returns the attention output (1, Q, H) and the block's own keys/values (1, kv_heads, Q, head_dim)."""
         from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
@@ -83,8 +84,20 @@ class DiffusionAttention(nn.Module):
         q, k, v = q.transpose(1, 2), k.transpose(1, 2), self.v_proj(x).view(shape).transpose(1, 2)
         q, k = apply_rotary_pos_emb(q, k, cos, sin)
         keys, values = torch.cat([past_keys, k], 2), torch.cat([past_values, v], 2)
-        out = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask, scale=self.scaling, enable_gqa=True)
+        if mask is None or isinstance(mask, torch.Tensor):
+            out = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask, scale=self.scaling, enable_gqa=True)
+        else:  # a FlexAttention BlockMask (the paper path): the block-sparse kernel
+            out = flex_attention_kernel(q.device)(q, keys, values, block_mask=mask, scale=self.scaling, enable_gqa=True)
         return self.o_proj(out.transpose(1, 2).reshape(*x.shape[:-1], -1)), k, v
+
+
+@functools.cache
+def flex_attention_kernel(device: torch.device):
+    """FlexAttention compiled into a fused kernel on GPUs (as the official code does); on the CPU its eager
+    implementation (forward only: this torch has no FlexAttention backward on the CPU)."""
+    from torch.nn.attention.flex_attention import flex_attention
+
+    return torch.compile(flex_attention) if device.type == "cuda" else flex_attention
 
 
 @dataclass
@@ -115,10 +128,11 @@ class DiffusionView(nn.Module):
         return torch.cat([firsts[:, None], masks], 1).reshape(-1, firsts.shape[-1])
 
     def forward(self, base, embeddings: torch.Tensor, positions: torch.Tensor, past: list[tuple[torch.Tensor, torch.Tensor]],
-                mask: torch.Tensor | None = None) -> DiffusionOutput:
+                mask=None) -> DiffusionOutput:
         """One diffusion forward: embeddings (Q, H) at `positions` (Q,), reading `past` (per layer the AR view's
-        (keys, values)); `mask` (Q, T + Q) bool says which keys each query sees (None: all, i.e. one block over
-        the whole cache). Frozen base parts are the base's own modules; nothing is written anywhere."""
+        (keys, values)); `mask` says which keys each query sees: a dense (Q, T + Q) bool tensor (SDPA), a
+        FlexAttention BlockMask of the same rule, or None (all: one block over the whole cache). Frozen base
+        parts are the base's own modules; nothing is written anywhere."""
         model = base.model
         hidden = embeddings[None]
         cos, sin = model.rotary_emb(hidden, positions[None])

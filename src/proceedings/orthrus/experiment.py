@@ -16,10 +16,12 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 import resource
 import shutil
 import statistics
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 import torch
 
@@ -35,7 +37,7 @@ from proceedings.orthrus.consensus import DiffusionDrafter
 from proceedings.orthrus.costs import cost_table, expected_extra_bytes, extra_cache_bytes
 from proceedings.orthrus.data import Workload, loops, mixed_prompts, tiny_base
 from proceedings.orthrus.dual_view import DiffusionView, parameter_counts
-from proceedings.orthrus.training import TrainConfig, TrainRecord, train_view
+from proceedings.orthrus.training import TrainConfig, TrainRecord, stable_settings, train_view
 
 CLAIM = ("A frozen LLM with a lightweight trainable diffusion view on its own KV cache decodes losslessly, "
          "several tokens per round, with O(1) extra cache memory (up to 7.8x faster on GPUs).")
@@ -43,6 +45,7 @@ PAPER = {"max_speedup": 7.8, "new_parameter_share": 0.16}
 GATE_TAU_GAIN, GATE_SLOT0 = 0.3, 0.6
 TAU_MIN, COST_MODEL_TOLERANCE = 2.0, 0.15
 CONTEXTS = (128, 512, 1024)
+PAPER_BASE, PAPER_BASE_ENV = "local Qwen3", "PROCEEDINGS_ORTHRUS_BASE"
 
 
 @dataclass
@@ -61,6 +64,7 @@ class ExperimentConfig:
     cost_repeats: int = 10
     max_prompt_chars: int = 600  # ShareGPT first turns up to this length
     resumable: bool = True  # a killed run resumes its training checkpoint (tiny always trains afresh)
+    device: str = "cpu"
 
 
 CONFIGS = {
@@ -77,17 +81,35 @@ CONFIGS = {
     "small": ExperimentConfig(
         base="smollm2-135m", train_prompts=160, bench_prompts=20, response_tokens=96, new_tokens=64,
         train=TrainConfig(steps=120, batch=2, seq_len=384, lr=2e-4, checkpoint_every=10)),
-    # The paper's shape at GPU scale: B=16, long sequences, many steps (a Qwen3 base from a local path via --base).
+    # The paper's shape at GPU scale (spec §2.3): a Qwen3 base from a local directory ($PROCEEDINGS_ORTHRUS_BASE),
+    # B=16, sequences of 2048, bf16 compute through Accelerate, the dual-pass mask as a FlexAttention BlockMask.
     "paper": ExperimentConfig(
-        base="smollm2-135m", train_prompts=10_000, bench_prompts=80, response_tokens=1024, new_tokens=256,
-        train=TrainConfig(steps=20_000, batch=8, seq_len=2048, lr=1e-4, checkpoint_every=500),
-        block_size=16, other_block=8, repeats=2),
+        base=PAPER_BASE, train_prompts=10_000, bench_prompts=80, response_tokens=1024, new_tokens=256,
+        train=TrainConfig(steps=20_000, batch=8, seq_len=2048, lr=1e-4, checkpoint_every=500, precision="bf16",
+                          attention="flex"),
+        block_size=16, other_block=8, repeats=2, device="cuda"),
 }
 
 
 def experiment_config(scale: str, seed: int = 0) -> ExperimentConfig:
     cfg = CONFIGS[check_scale(scale)]
     return replace(cfg, train=replace(cfg.train, seed=seed))
+
+
+def paper_base(cfg: ExperimentConfig) -> str:
+    """The paper scale's base directory, or one line saying what this machine lacks (local weights, a GPU)."""
+    directory = os.environ.get(PAPER_BASE_ENV, "")
+    missing = []
+    if not (Path(directory) / "config.json").is_file():
+        missing.append(f"a local Qwen3 base (set {PAPER_BASE_ENV} to a directory with config.json and safetensors, "
+                       f"e.g. Qwen3-1.7B; now {directory or 'unset'})")
+    if cfg.device == "cuda" and not torch.cuda.is_available():
+        missing.append("a CUDA GPU (bf16 training with FlexAttention masks; this torch has no FlexAttention "
+                       "backward on the CPU)")
+    if missing:
+        raise ProceedingsError(f"the paper scale (B={cfg.block_size}, bf16 through Accelerate, FlexAttention) cannot "
+                               f"start here: it needs {' and '.join(missing)}; on the CPU run --scale tiny or small")
+    return directory
 
 
 def load_workload(cfg: ExperimentConfig, seed: int) -> Workload:
@@ -104,7 +126,8 @@ def load_workload(cfg: ExperimentConfig, seed: int) -> Workload:
     from proceedings.core.models import load_causal_lm
     from proceedings.core.selfdistill import chat_prompt_ids, generate_responses, sharegpt_prompts
 
-    base, tokenizer = load_causal_lm(cfg.base, device="cpu", dtype="float32")
+    spec = paper_base(cfg) if cfg.base == PAPER_BASE else cfg.base
+    base, tokenizer = load_causal_lm(spec, device=cfg.device, dtype="float32")
     training, held_out = sharegpt_prompts(cfg.max_prompt_chars)
     train = generate_responses(base, tokenizer, training[:cfg.train_prompts], cfg.response_tokens, progress="responses")
     bench = [chat_prompt_ids(tokenizer, p) for p in held_out[:cfg.bench_prompts]]
@@ -136,7 +159,7 @@ def measure_rounds(base, view: DiffusionView, prompts, new_tokens: int, eos: int
 
 def run_dir(scale: str, seed: int, cfg: ExperimentConfig):
     """Where a run's training checkpoint lives (one per scale, seed and configuration)."""
-    key = hashlib.sha256(json.dumps(asdict(cfg), sort_keys=True, default=str).encode()).hexdigest()[:12]
+    key = hashlib.sha256(json.dumps(stable_settings(cfg), sort_keys=True, default=str).encode()).hexdigest()[:12]
     return cache_root() / "orthrus" / "runs" / f"{scale}-seed{seed}-{key}"
 
 

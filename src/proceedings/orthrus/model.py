@@ -7,19 +7,24 @@
 
 A saved view is a directory with `view.safetensors` (the new weights; its metadata holds the base config
 hash and B), written atomically; loading it on another base is refused with both hashes named.
+`merge_export` writes a standalone Hugging Face checkpoint folder (spec §6): the base as `save_pretrained`
+writes it (config.json, safetensors, the tokenizer where the base has one) with `view.safetensors` beside
+it, so any Hugging Face loader reads the AR model from it unchanged and `OrthrusModel.from_pretrained`
+reads both views, bit-identical.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.orthrus.dual_view import DiffusionView, check_block_size, freeze, parameter_counts
+from proceedings.orthrus.dual_view import MIN_BLOCK, DiffusionView, check_block_size, freeze, parameter_counts
 
 VIEW_FILE = "view.safetensors"
 MODES = ("orthrus", "ar")
@@ -53,6 +58,24 @@ class OrthrusModel:
         view = DiffusionView(base, block_size).to(next(base.parameters()).device)
         return cls(base, tokenizer, view)
 
+    @classmethod
+    def from_pretrained(cls, directory: Path | str, device: str = "cpu", dtype: str = "float32") -> "OrthrusModel":
+        """Load a `merge_export` folder: the base, its tokenizer where one was saved, and the trained view."""
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from proceedings.core.runtime import choose_device, choose_dtype
+
+        directory = Path(directory)
+        if not (directory / "config.json").is_file() or not (directory / VIEW_FILE).is_file():
+            raise ProceedingsError(f"'{directory}' is not an Orthrus export (it needs config.json and {VIEW_FILE}); "
+                                   "write one with `proceedings orthrus merge-export`")
+        target = choose_device(device)
+        base = AutoModelForCausalLM.from_pretrained(directory, dtype=choose_dtype(dtype, target)).to(target)
+        has_tokenizer = (directory / "tokenizer_config.json").is_file()
+        tokenizer = AutoTokenizer.from_pretrained(directory) if has_tokenizer else None
+        block_size = int(_view_metadata(directory / VIEW_FILE).get("block_size", MIN_BLOCK))
+        return cls.from_base(base, block_size, tokenizer=tokenizer).load_view(directory)
+
     @property
     def block_size(self) -> int:
         return self.view.block_size
@@ -78,20 +101,39 @@ class OrthrusModel:
         return directory / VIEW_FILE
 
     def load_view(self, directory: Path | str) -> "OrthrusModel":
-        from safetensors import safe_open
         from safetensors.torch import load_file
 
         path = Path(directory) / VIEW_FILE if Path(directory).is_dir() else Path(directory)
         if not path.exists():
             raise ProceedingsError(f"no saved diffusion view at '{path}'; train one with `proceedings orthrus train`")
-        with safe_open(str(path), "pt") as handle:
-            meta = handle.metadata() or {}
+        meta = _view_metadata(path)
         if meta.get("base_hash") != self.view.base_hash:
             raise ProceedingsError(f"the view at '{path}' was trained on base {meta.get('base_hash')}, but the loaded "
                                    f"base is {self.view.base_hash}; load the base it was trained on")
         self.view.block_size = check_block_size(int(meta["block_size"]))
         self.view.load_state_dict(load_file(str(path), device=str(self.view.mask_embedding.device)))
         return self
+
+    def merge_export(self, directory: Path | str) -> Path:
+        """Write the standalone checkpoint folder (module docstring) into a staging folder, then rename it."""
+        directory = check_export_target(directory)
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}."))
+        try:
+            architectures = self.base.config.architectures
+            self.base.save_pretrained(staging)
+            # save_pretrained names the class in the config; the base's own config (and so its hash) stays as it was
+            self.base.config.architectures = architectures
+            self.base.config.to_json_file(staging / "config.json")
+            if self.tokenizer is not None:
+                self.tokenizer.save_pretrained(staging)
+            self.save_view(staging)
+            if directory.exists():
+                directory.rmdir()
+            os.replace(staging, directory)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return directory
 
     # ------------------------------------------------------------------------------------------- generation
     def prompt_ids(self, prompt: str | Sequence[dict] | Sequence[int]) -> list[int]:
@@ -127,3 +169,19 @@ class OrthrusModel:
             stats = {**trace.extras, "extra_cache_bytes": drafter.extra_cache_bytes, "block_size": drafter.block_size}
         text = self.tokenizer.decode(trace.tokens, skip_special_tokens=True) if self.tokenizer is not None else None
         return Generation(trace.tokens, text, json.loads(json.dumps(stats)))
+
+
+def check_export_target(directory: Path | str) -> Path:
+    """An export goes into a new or empty folder, never over another checkpoint."""
+    directory = Path(directory)
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise ProceedingsError(f"'{directory}' already exists and is not an empty folder; choose a new one")
+    return directory
+
+
+def _view_metadata(path: Path) -> dict:
+    """The metadata of a saved view: base hash, B, family."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), "pt") as handle:
+        return handle.metadata() or {}

@@ -14,10 +14,14 @@ when every earlier one was accepted).
 Gradients reach only the view (q', k', v', o', mask embedding): the base is frozen. AdamW, linear warm-up,
 cosine decay, gradient clipping; the state (view, optimiser, scheduler, RNG, step, loss curve) is saved
 atomically every `checkpoint_every` steps and on SIGTERM, and `resume` continues it exactly.
+The paper path (spec §2.3, GPU scale): `precision="bf16"` computes through Hugging Face Accelerate's mixed
+precision (bf16 autocast, fp32 master weights of the view), and `attention="flex"` renders the dual-pass
+mask as a FlexAttention BlockMask (`dual_pass_block_mask`) instead of the dense boolean mask that SDPA reads.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import signal
 import time
@@ -44,6 +48,45 @@ class TrainConfig:
     kl_weight: float = 1.0
     checkpoint_every: int = 20
     seed: int = 0
+    precision: str = "fp32"  # or "bf16": Accelerate mixed precision (bf16 compute, fp32 master weights)
+    attention: str = "sdpa"  # or "flex": the dual-pass mask as a FlexAttention BlockMask (GPU: no CPU backward)
+
+
+PRECISIONS, ATTENTIONS = ("fp32", "bf16"), ("sdpa", "flex")
+PAPER_PATH_DEFAULTS = {"precision": "fp32", "attention": "sdpa", "device": "cpu"}  # fields added in round 2
+
+
+def stable_settings(config) -> dict:
+    """asdict(config), nested, without the paper-path fields at their defaults: checkpoints and run folders
+    made before those fields existed still match, and resume."""
+    def strip(values: dict) -> dict:
+        return {k: strip(v) if isinstance(v, dict) else v for k, v in values.items()
+                if k not in PAPER_PATH_DEFAULTS or PAPER_PATH_DEFAULTS[k] != v}
+
+    return strip(asdict(config))
+
+
+def check_train_config(cfg: TrainConfig, device: torch.device) -> None:
+    """Refuse an unknown precision or attention, and FlexAttention training off a GPU."""
+    if cfg.precision not in PRECISIONS:
+        raise ProceedingsError(f"unknown precision '{cfg.precision}'; choose one of: {', '.join(PRECISIONS)}")
+    if cfg.attention not in ATTENTIONS:
+        raise ProceedingsError(f"unknown attention '{cfg.attention}'; choose one of: {', '.join(ATTENTIONS)}")
+    if cfg.attention == "flex" and device.type != "cuda":
+        raise ProceedingsError(f"FlexAttention training needs a CUDA GPU: torch {torch.__version__} has no "
+                               f"FlexAttention backward on the {device.type}; train with attention 'sdpa' (a dense "
+                               "mask, same rule)")
+
+
+def precision_context(cfg: TrainConfig, device: torch.device):
+    """(autocast, backward): plain fp32, or Hugging Face Accelerate's bf16 mixed precision (bf16 compute, the
+    view's fp32 weights as the master copy). Accelerate fixes one precision per process."""
+    if cfg.precision == "fp32":
+        return contextlib.nullcontext, torch.Tensor.backward
+    from accelerate import Accelerator
+
+    accelerator = Accelerator(mixed_precision="bf16", cpu=device.type != "cuda")
+    return accelerator.autocast, accelerator.backward
 
 
 @dataclass
@@ -72,6 +115,27 @@ def dual_pass_mask(anchors: torch.Tensor, block_size: int, length: int) -> torch
     return torch.cat([sees_ar, sees_block], 1)
 
 
+def dual_pass_mask_mod(anchors: torch.Tensor, block_size: int, length: int):
+    """The rule of `dual_pass_mask` as a FlexAttention mask_mod(batch, head, query, key) -> bool."""
+
+    def mask_mod(batch, head, query, key):
+        block = query // block_size
+        sees_ar = (key < length) & (key < anchors[block])
+        sees_block = (key >= length) & ((key - length) // block_size == block)
+        return sees_ar | sees_block
+
+    return mask_mod
+
+
+def dual_pass_block_mask(anchors: torch.Tensor, block_size: int, length: int):
+    """The dual-pass mask as a FlexAttention BlockMask over (M * B) queries and length + M * B keys."""
+    from torch.nn.attention.flex_attention import create_block_mask
+
+    queries = len(anchors) * block_size
+    return create_block_mask(dual_pass_mask_mod(anchors, block_size, length), None, None, queries, length + queries,
+                             device=anchors.device)
+
+
 def slot_weights(block_size: int, gamma: float | None) -> torch.Tensor:
     """w_i for slots 0..B-2 (slot B-1 drafts nothing)."""
     return torch.tensor([1.0 if gamma is None else gamma ** i for i in range(block_size - 1)])
@@ -92,7 +156,8 @@ def sequence_loss(base, view: DiffusionView, tokens: torch.Tensor, prompt_len: i
     past = [(layer.keys.detach(), layer.values.detach()) for layer in cache.layers]
     embeddings = view.block_embeddings(base, tokens[anchors], block)
     positions = (anchors[:, None] + torch.arange(block)[None]).reshape(-1)  # (M * B,)
-    logits = view(base, embeddings, positions, past, dual_pass_mask(anchors, block, len(tokens))).logits.float()
+    render = dual_pass_block_mask if cfg.attention == "flex" else dual_pass_mask
+    logits = view(base, embeddings, positions, past, render(anchors, block, len(tokens))).logits.float()
     logits = logits.view(len(anchors), block, -1)[:, :-1]  # (M, B-1, V): slot i drafts x_{n+i+1}
     label_at = anchors[:, None] + torch.arange(1, block)[None]  # (M, B-1)
     valid = label_at < len(tokens)
@@ -136,6 +201,8 @@ def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int
 
     if not sequences:
         raise ProceedingsError("no training sequences")
+    device = view.mask_embedding.device
+    check_train_config(cfg, device)
     freeze(base)
     params = [p for p in view.parameters()]
     optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
@@ -144,7 +211,7 @@ def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int
     record = TrainRecord()
     state = load_checkpoint(checkpoint) if checkpoint is not None and resume else None
     if state is not None:
-        if state["config"] != asdict(cfg) or state["base_hash"] != view.base_hash:
+        if state["config"] != stable_settings(cfg) or state["base_hash"] != view.base_hash:
             raise ProceedingsError(f"checkpoint '{checkpoint}' was made with other settings or another base; "
                                    "delete it or run without --resume")
         view.load_state_dict(state["view"])
@@ -152,7 +219,7 @@ def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int
         scheduler.load_state_dict(state["scheduler"])
         generator.set_state(state["generator"])
         record = TrainRecord(**state["record"])
-    device = view.mask_embedding.device
+    autocast, backward = precision_context(cfg, device)
     rows = [(torch.tensor(list(t)[:cfg.seq_len], device=device), p) for t, p in sequences]
     view.train()
     wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -165,8 +232,9 @@ def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int
             for i in range(cfg.batch):
                 tokens, prompt_len = rows[(step * cfg.batch + i) % len(rows)]
                 offset = int(torch.randint(view.block_size, (), generator=generator))
-                loss, queries = sequence_loss(base, view, tokens, prompt_len, offset, cfg)
-                (loss / cfg.batch).backward()
+                with autocast():
+                    loss, queries = sequence_loss(base, view, tokens, prompt_len, offset, cfg)
+                backward(loss / cfg.batch)
                 step_loss += float(loss.detach()) / cfg.batch
                 record.tokens += len(tokens)
                 record.queries += queries
@@ -184,7 +252,7 @@ def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int
                 wall0, cpu0 = time.perf_counter(), time.process_time()
                 save_checkpoint(checkpoint, {"view": view.state_dict(), "optimizer": optimizer.state_dict(),
                                              "scheduler": scheduler.state_dict(), "generator": generator.get_state(),
-                                             "record": asdict(record), "config": asdict(cfg),
+                                             "record": asdict(record), "config": stable_settings(cfg),
                                              "base_hash": view.base_hash})
             if stop.requested:
                 record.stopped = True
