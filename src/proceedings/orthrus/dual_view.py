@@ -86,7 +86,9 @@ class DiffusionAttention(nn.Module):
         keys, values = torch.cat([past_keys, k], 2), torch.cat([past_values, v], 2)
         if mask is None or isinstance(mask, torch.Tensor):
             out = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask, scale=self.scaling, enable_gqa=True)
-        else:  # a FlexAttention BlockMask (the paper path): the block-sparse kernel
+        else:  # a FlexAttention BlockMask (the paper path): the block-sparse kernel, one dtype for q, k, v (under
+            # autocast the rotary embedding leaves q, k in fp32 while v is bf16; SDPA casts them itself)
+            q, keys = q.to(values.dtype), keys.to(values.dtype)
             out = flex_attention_kernel(q.device)(q, keys, values, block_mask=mask, scale=self.scaling, enable_gqa=True)
         return self.o_proj(out.transpose(1, 2).reshape(*x.shape[:-1], -1)), k, v
 

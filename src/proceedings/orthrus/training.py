@@ -109,9 +109,9 @@ def dual_pass_mask(anchors: torch.Tensor, block_size: int, length: int) -> torch
     """(M * B, length + M * B) bool: query (j, i) sees AR keys at positions < n_j and every key of block j
     (the official `generate_dual_pass_mask` rule, spec §2.3)."""
     m = len(anchors)
-    block_of_query = torch.arange(m).repeat_interleave(block_size)  # (M * B,)
-    sees_ar = torch.arange(length)[None, :] < anchors[block_of_query][:, None]
-    sees_block = block_of_query[:, None] == torch.arange(m).repeat_interleave(block_size)[None, :]
+    block_of_query = torch.arange(m, device=anchors.device).repeat_interleave(block_size)  # (M * B,)
+    sees_ar = torch.arange(length, device=anchors.device)[None, :] < anchors[block_of_query][:, None]
+    sees_block = block_of_query[:, None] == block_of_query[None, :]
     return torch.cat([sees_ar, sees_block], 1)
 
 
@@ -147,26 +147,26 @@ def sequence_loss(base, view: DiffusionView, tokens: torch.Tensor, prompt_len: i
     from transformers import DynamicCache
 
     block = view.block_size
-    anchors = block_anchors(prompt_len, len(tokens), block, offset)
+    anchors = block_anchors(prompt_len, len(tokens), block, offset).to(tokens.device)
     if not len(anchors):
-        return torch.zeros((), requires_grad=True), 0
+        return torch.zeros((), device=tokens.device, requires_grad=True), 0
     cache = DynamicCache()
     with torch.no_grad():
         ar_logits = base(input_ids=tokens[None], cache=cache, use_cache=True).logits[0].float()  # (T, V)
     past = [(layer.keys.detach(), layer.values.detach()) for layer in cache.layers]
     embeddings = view.block_embeddings(base, tokens[anchors], block)
-    positions = (anchors[:, None] + torch.arange(block)[None]).reshape(-1)  # (M * B,)
+    positions = (anchors[:, None] + torch.arange(block, device=tokens.device)[None]).reshape(-1)  # (M * B,)
     render = dual_pass_block_mask if cfg.attention == "flex" else dual_pass_mask
     logits = view(base, embeddings, positions, past, render(anchors, block, len(tokens))).logits.float()
     logits = logits.view(len(anchors), block, -1)[:, :-1]  # (M, B-1, V): slot i drafts x_{n+i+1}
-    label_at = anchors[:, None] + torch.arange(1, block)[None]  # (M, B-1)
+    label_at = anchors[:, None] + torch.arange(1, block, device=tokens.device)[None]  # (M, B-1)
     valid = label_at < len(tokens)
     label_at = label_at.clamp(max=len(tokens) - 1)
     log_q = torch.log_softmax(logits, -1)
     ce = -log_q.gather(-1, tokens[label_at][..., None])[..., 0]
     log_p = torch.log_softmax(ar_logits[label_at - 1], -1)  # the AR view's distribution of the same token
     kl = (log_p.exp() * (log_p - log_q)).sum(-1)
-    weights = slot_weights(block, cfg.gamma)[None].expand_as(ce) * valid
+    weights = slot_weights(block, cfg.gamma).to(tokens.device)[None].expand_as(ce) * valid
     return ((ce + cfg.kl_weight * kl) * weights).sum() / weights.sum(), len(anchors) * block
 
 
