@@ -21,14 +21,20 @@ def snapshot(*folders: Path) -> dict[str, tuple[int, int]]:
     return found
 
 
+def warm_up() -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", "proceedings", "warm-up"], capture_output=True, text=True, env=os.environ)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_make_setup_runs_the_warm_up_and_a_second_warm_up_changes_nothing():
     plan = subprocess.run(["make", "-n", "setup"], cwd=ROOT, capture_output=True, text=True)
     assert "proceedings warm-up" in plan.stdout
-    warm = [sys.executable, "-m", "proceedings", "warm-up"]
-    first = subprocess.run(warm, capture_output=True, text=True, env=os.environ)
-    assert first.returncode == 0, first.stderr
     caches = (cache_root() / "models", Path.home() / ".cache" / "YoWASP")
     before = snapshot(*caches)
-    second = subprocess.run(warm, capture_output=True, text=True, env=os.environ)
-    assert second.returncode == 0 and "smollm2-135m ready" in second.stdout
+    done = warm_up()  # under `make test`, `make setup` has warmed everything: this is the second warm-up
+    if snapshot(*caches) != before:  # cold caches (pytest without `make setup`): that run filled them
+        before = snapshot(*caches)
+        done = warm_up()
+    assert "smollm2-135m ready" in done.stdout
     assert snapshot(*caches) == before and before

@@ -14,6 +14,8 @@ A GGUF file is de-quantised to float32 once and cached as safetensors + tokenize
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib.util
 import logging
 import os
@@ -123,10 +125,24 @@ def _alias_gguf(alias: str) -> Path:
     return path
 
 
+@functools.lru_cache(maxsize=None)
+def _content_key(path: str, size: int, mtime_ns: int) -> str:
+    """A short SHA-256 of a file's bytes (once per process for each path, size and modification time)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
 def dequantized_gguf(gguf_path: Path) -> Path:
-    """The cached float32 copy of a GGUF model (safetensors + tokenizer); built on first use."""
+    """The cached float32 copy of a GGUF model (safetensors + tokenizer); built on first use.
+
+    Keyed by the file's content, not its path or time stamp: every virtual environment that installs the
+    same GGUF file shares one copy (half a gigabyte for SmolLM2-135M)."""
     stat = gguf_path.stat()
-    entry = cache_root() / "models" / f"{gguf_path.stem}-{stat.st_size}-{stat.st_mtime_ns}"
+    key = _content_key(str(gguf_path), stat.st_size, stat.st_mtime_ns)
+    entry = cache_root() / "models" / f"{gguf_path.stem}-{key}"
     if (entry / _COMPLETE).exists():
         return entry
     _require("gguf", "reading GGUF files")
