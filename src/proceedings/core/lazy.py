@@ -11,7 +11,15 @@ from importlib import import_module
 
 def lazy_exports(package: str, names: dict[str, str], modules: tuple[str, ...] = ()):
     """A module-level `__getattr__` serving `names` (public name -> submodule of `package` defining it)
-    and `modules` (submodules of `package` exported as themselves, e.g. `proceedings.pro.attacks`)."""
+    and `modules` (submodules of `package` exported as themselves, e.g. `proceedings.pro.attacks`).
+
+    A name may not be served by a submodule of the same name (`train` from `train.py`): once anyone
+    imports that submodule, the import system binds the module to the package's attribute and
+    `from package import train` hands out the module instead of the function."""
+    shadowed = sorted(name for name, module in names.items() if name == module)
+    if shadowed:
+        raise ValueError(f"{package}: public name(s) {', '.join(shadowed)} would be shadowed by the submodule of the "
+                         "same name; rename the submodule")
 
     def __getattr__(name: str):
         if name in modules:
