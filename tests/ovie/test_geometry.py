@@ -111,3 +111,22 @@ def test_pose_file_round_trip_is_the_identity_and_bad_poses_fail_in_one_line(tmp
     with pytest.raises(ProceedingsError, match="--units relative"):
         check_units(pose, "relative")
     check_units(pose, "relative", override=True)
+
+
+def test_pose_statistics_separate_a_turn_from_a_rolled_horizon():
+    from proceedings.ovie.diagnostics import pose_statistics
+
+    def rotation(axis: int, degrees: float) -> np.ndarray:
+        c, s = np.cos(np.radians(degrees)), np.sin(np.radians(degrees))
+        i, j = [k for k in range(3) if k != axis]
+        T = np.eye(4)
+        T[i, i], T[i, j], T[j, i], T[j, j] = c, -s, s, c
+        return T
+
+    yaw = rotation(1, 10.0)
+    yaw[:3, 3] = [0.3, 0.0, 0.4]
+    turned = pose_statistics(yaw[None])
+    assert turned["rotation_deg"] == pytest.approx(10.0) and turned["abs_roll_deg"] == pytest.approx(0.0, abs=1e-9)
+    assert turned["translation_m"] == pytest.approx(0.5)
+    rolled = pose_statistics(rotation(2, 4.0)[None])
+    assert rolled["abs_roll_deg"] == pytest.approx(4.0) and rolled["rotation_deg"] == pytest.approx(4.0)

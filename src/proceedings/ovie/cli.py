@@ -1,4 +1,4 @@
-"""`proceedings ovie ...`: render data, train OVIE, fine-tune on pairs, render new views, evaluate, benchmark.
+"""`proceedings ovie ...`: render data, train OVIE, fine-tune on pairs, render new views, evaluate, benchmark, diagnose.
 
 torch is imported inside the commands, so mounting this app costs nothing. The whole comparison runs as
 `proceedings reproduce ovie --scale tiny|small`.
@@ -192,6 +192,26 @@ def bench_fps(ckpt: Path = typer.Option(None, help="model.pt (default: untrained
         console.print(f"{key:10s} OVIE {row['ovie_images_per_cpu_s']:8.1f} img/CPU-s   pipeline {row['pipeline_images_per_cpu_s']:8.1f} "
                       f"img/CPU-s   ratio {row['ratio']:.2f}x (wall {row['wall_ratio']:.2f}x)   stages CPU-ms/img "
                       f"{json.dumps({k: round(v, 2) for k, v in row['pipeline_stage_cpu_ms_per_image'].items()})}")
+
+
+@app.command()
+def diagnose(scale: str = "small", seed: int = 0,
+             out: Path = typer.Option(None, help="Also write the numbers as JSON here.")) -> None:
+    """After `reproduce`: test poses vs sampled pseudo-poses, pseudo-target quality, each arm on pseudo-pairs."""
+    from proceedings.ovie.diagnostics import diagnose as measure
+
+    report = measure(scale, seed)
+    if out is not None:
+        out.write_text(json.dumps(report, indent=1))
+    for world, row in report.items():
+        for kind in ("test_poses", "sampled_poses"):
+            p = row[kind]
+            console.print(f"{world} {kind:14s} rotation {p['rotation_deg']:5.1f} deg  |roll| {p['abs_roll_deg']:4.1f} deg  "
+                          f"translation {p['translation_m']:.2f} m")
+        console.print(f"{world} pseudo-target with the true pose: {row['true_pose_pseudo_target_psnr']:.2f} dB on its mask "
+                      f"(copy {row['copy_psnr_on_that_mask']:.2f})")
+        console.print(f"{world} masked PSNR on sampled pseudo-pairs: " +
+                      ", ".join(f"{k} {v:.2f}" for k, v in row["masked_psnr_on_sampled_pseudo_pairs"].items()))
 
 
 def _preset_estimator():
