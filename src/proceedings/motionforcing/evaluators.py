@@ -28,6 +28,7 @@ from proceedings.motionforcing.training import TrainConfig, TrainLog, train
 UPSAMPLE = 4
 MIN_VISIBLE = 3  # pixels of an agent that must be visible for it to be scored
 HIT_PX = 1.5  # hit-rate radius (issue 30)
+FOREGROUND_LOGIT = -4.0  # the segmenter starts at ~2 % foreground (an agent's share of a frame), not 50 %
 
 
 class Localiser(torch.nn.Module):
@@ -40,6 +41,7 @@ class Localiser(torch.nn.Module):
     def __init__(self, width: int = 16):
         super().__init__()
         self.unet = UNet(3 + 3 + 1, 1, width)
+        torch.nn.init.constant_(self.unet.head.bias, FOREGROUND_LOGIT)
         self.register_buffer("readout", torch.cat([torch.eye(2), torch.zeros(len(MOMENTS) - 2, 2)]))
 
     def logits(self, frames: torch.Tensor, colours: torch.Tensor) -> torch.Tensor:
