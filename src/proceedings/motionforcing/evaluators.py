@@ -36,7 +36,7 @@ class Localiser(torch.nn.Module):
 
     A small UNet segments the queried agent (trained on ground-truth instance masks); a linear readout
     fitted on ground truth maps the mask's moments (centroid, spread, size) to the projected box centre,
-    which a visible silhouette's centroid alone misses by ~0.6 px (the window band, the roof, perspective)."""
+    which a visible silhouette's centroid alone misses by ~0.7 px (the window band, the roof, perspective)."""
 
     def __init__(self, width: int = 16):
         super().__init__()
