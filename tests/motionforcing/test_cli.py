@@ -79,7 +79,8 @@ def _finished_tiny_run(folder):
     for name, (net, steps) in nets.items():
         save_checkpoint(folder / f"{name}.pt", {"model": net.state_dict(), "step": steps,
                                                 "optimiser": torch.optim.AdamW(net.parameters()).state_dict(),
-                                                "log": {"losses": [], "wall_s": 0.0, "cpu_s": 0.0}})
+                                                "log": {"losses": [], "wall_s": 0.0, "cpu_s": 0.0},
+                                                "readout_fitted": True})
     (folder / "config.json").write_text(json.dumps({"scale": "tiny", "seed": 0}))
 
 

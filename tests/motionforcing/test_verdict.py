@@ -20,7 +20,7 @@ PASSING = {
 }
 COUNTERFACTUALS = {
     "localiser on GT": {"metrics.localiser_gt_hit": 0.9},
-    "Farneback ego EPE on GT": {"metrics.ego_epe_gt": 0.35},
+    "ego-flow EPE on GT": {"metrics.ego_epe_gt": 0.35},
     "FVMD-proxy(GT, GT')": {"metrics.fvmd_gt_twin": 25.0},
     "every trained arm": {"metrics.no_mpr.hit_full": 0.5},
     "AbsRel": {"metrics.abs_rel_full": 0.25},

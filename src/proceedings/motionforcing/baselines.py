@@ -39,7 +39,7 @@ def direct(net: VideoNet, b: Batch) -> torch.Tensor:
 
 
 def direct_loss(net: VideoNet, b: Batch) -> torch.Tensor:
-    return rgb_loss(direct(net, b), b.rgb)
+    return rgb_loss(direct(net, b), b.rgb, b.moving)
 
 
 def copy_first_frame(b: Batch) -> torch.Tensor:

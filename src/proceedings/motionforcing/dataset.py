@@ -135,6 +135,7 @@ class Batch:
     depth: torch.Tensor  # (B, T, 1, H, W) normalised target depth
     rgb: torch.Tensor  # (B, T, 3, H, W) target video
     given: np.ndarray  # (B, A, T) which points were given
+    moving: torch.Tensor | None = None  # (B, T, 1, H, W) 1 where an agent is at frame t or at frame 0
 
     @property
     def static(self) -> torch.Tensor:
@@ -159,6 +160,8 @@ def batch(data: ClipSet, index: np.ndarray, given: np.ndarray) -> Batch:
     T, H = data.frames, data.size
     depth = torch.from_numpy(normalise_depth(data.depth[index]))[:, :, None]
     valid = torch.from_numpy(np.stack(valids))[:, :, None, None, None].expand(-1, -1, 1, H, H)
+    agents = data.ids[index] > 0
+    moving = torch.from_numpy(agents | agents[:, :1]).float()[:, :, None]
     return Batch(image0=torch.from_numpy(data.rgb[index, 0]), depth0=depth[:, 0], points=torch.from_numpy(np.stack(pvs)),
                  valid=valid.contiguous(), warp=torch.from_numpy(normalise_depth(data.warp[index]))[:, :, None],
-                 depth=depth, rgb=torch.from_numpy(data.rgb[index]), given=given)
+                 depth=depth, rgb=torch.from_numpy(data.rgb[index]), given=given, moving=moving)

@@ -31,6 +31,7 @@ from proceedings.motionforcing import evaluators as ev
 from proceedings.motionforcing.baselines import copy_first_frame, direct, direct_loss, direct_net, matched_direct_width
 from proceedings.motionforcing.conditions import mask
 from proceedings.motionforcing.dataset import ClipSet, batch, build, metres
+from proceedings.motionforcing.ego_flow import ego_epe
 from proceedings.motionforcing.image_quality import psnr, ssim
 from proceedings.motionforcing.masked_point_recovery import batch_sampler
 from proceedings.motionforcing.networks import VideoNet, parameters
@@ -48,6 +49,7 @@ INCOMPLETE = ("span", "future:2", "future:4", "drop", "keyframes")
 MPR_RATIO, HIERARCHY_RATIO, MPR_SLACK_PX, FULL_SLACK_PX, PSNR_SLACK_DB = 0.9, 0.9, 0.2, 0.25, 1.0  # issue 30
 G2_COPY_RATIO, G2_HIT, G2_ABS_REL = 0.5, 0.6, 0.2
 G1_LOCALISER_PX, G1_HIT, G1_EGO_EPE, G1_FVMD_RATIO = 0.5, 0.95, 0.3, 0.2
+EGO_ARMS = ("mf_mpr", "direct_mpr", "copy")  # whose ego EPE is measured on the ego-only suite
 DISTANCE_BINS = (0.0, 8.0, 12.0, 1e9)  # metres of the agent's centre depth
 
 
@@ -75,7 +77,7 @@ class ExperimentConfig:
 
 CONFIGS = {
     # issue 30 tiny: 24 px, T = 6, 128 clips, ~80 steps per model; same rule, not expected to pass.
-    "tiny": ExperimentConfig(size=24, frames=6, train_clips=128, test_clips=16, ego_scenes=4, width_stage1=8,
+    "tiny": ExperimentConfig(size=24, frames=6, train_clips=128, test_clips=16, ego_scenes=2, width_stage1=8,
                              width_stage2=8, steps_stage1=60, steps_stage2=40, localiser_steps=80,
                              localiser_batch=32, localiser_width=8, agents=(2, 4), bootstrap=1000),
     # laptop scale: 32 px, T = 8, >= 300 test clips per suite (steps sized from measured s/step).
@@ -191,7 +193,7 @@ def _image_scores(video: np.ndarray, data: ClipSet) -> tuple[np.ndarray, np.ndar
 
 def score_suite(videos: dict, data: ClipSet, given: np.ndarray, localiser: ev.Localiser) -> dict[str, dict]:
     """Control (given points) and recovery (masked points) errors per arm, image scores, stage-1 AbsRel."""
-    scored = ev.visible(data)
+    scored = ev.scorable(data)
     scored[:, :, 0] = False  # frame 0 is the input image: never scored
     control, recovery = scored & given, scored & ~given
     table = {}
@@ -237,12 +239,12 @@ def paired_bootstrap(a: list[float], b: list[float], samples: int, seed: int) ->
 def gate_numbers(sets: dict[str, ClipSet], localiser: ev.Localiser) -> dict:
     """G1: the frozen evaluators on ground truth (localiser, ego flow, FVMD-proxy of GT vs GT' vs copy-I0)."""
     test = sets["test"]
-    scored = ev.visible(test)
+    scored = ev.scorable(test)
     errors = ev.placement_errors(ev.localise(localiser, test.rgb, test.colours, test.present), test, scored)[scored]
     gt_feats = ev.motion_features(test.rgb)
     copy = np.repeat(test.rgb[:, :1], test.frames, 1)
     return {"localiser_gt_err": _mean(errors), "localiser_gt_hit": _mean(errors <= ev.HIT_PX),
-            "ego_epe_gt": float(np.nanmean(ev.ego_epe(sets["ego"].rgb, sets["ego"]))),
+            "ego_epe_gt": float(np.nanmean(ego_epe(sets["ego"].rgb, sets["ego"]))),
             "fvmd_gt_twin": ev.frechet(gt_feats, ev.motion_features(sets["twin"].rgb)),
             "fvmd_gt_copy": ev.frechet(gt_feats, ev.motion_features(copy))}
 
@@ -261,8 +263,8 @@ def evaluate(arms: Arms, sets: dict[str, ClipSet], cfg: ExperimentConfig, seed: 
                 tables[mode][arm]["fvmd"] = ev.frechet(gt_feats, ev.motion_features(v["rgb"]))
     videos = generate(arms, ego, ego.given_all())
     tables["ego_only"] = score_suite(videos, ego, ego.given_all(), arms.localiser)
-    for arm, v in videos.items():
-        tables["ego_only"][arm]["ego_epe"] = float(np.nanmean(ev.ego_epe(v["rgb"], ego)))
+    for arm in EGO_ARMS:  # the registration costs ~0.04 CPU-s per frame pair: only the arms the verdict reads
+        tables["ego_only"][arm]["ego_epe"] = float(np.nanmean(ego_epe(videos[arm]["rgb"], ego)))
     for arm in ("mf_mpr", "mf_no_mpr", "direct_mpr", "oracle", "copy"):
         per_clip = sum((tables[m][arm]["recovery_per_clip"] for m in INCOMPLETE), [])
         pooled[arm] = {"recovery_err": _mean(np.array([e for e in per_clip if np.isfinite(e)])),
@@ -280,7 +282,7 @@ def arm_numbers(tables: dict, pooled: dict, arm: str) -> dict:
     out = {"control_err_full": full["control_err"], "hit_full": full["hit"], "psnr_full": full["psnr"],
            "ssim_full": full["ssim"], "recovery_err": pooled[arm]["recovery_err"],
            "fvmd_future": tables["future:2"][arm]["fvmd"], "fvmd_full": full["fvmd"],
-           "ego_epe_ego_only": ego["ego_epe"], "control_err_ego_only": ego["control_err"], "hit_ego_only": ego["hit"]}
+           "ego_epe_ego_only": ego.get("ego_epe"), "control_err_ego_only": ego["control_err"], "hit_ego_only": ego["hit"]}
     if "abs_rel" in full:
         out["abs_rel_full"] = full["abs_rel"]
     return out
@@ -336,7 +338,7 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
     return {
         f"G1: the localiser on GT is within {G1_LOCALISER_PX} px on average, hit rate (<= 1.5 px) >= {G1_HIT}":
             m["localiser_gt_err"] <= G1_LOCALISER_PX and m["localiser_gt_hit"] >= G1_HIT,
-        f"G1: Farneback ego EPE on GT <= {G1_EGO_EPE} px": m["ego_epe_gt"] <= G1_EGO_EPE,
+        f"G1: ego-flow EPE on GT <= {G1_EGO_EPE} px": m["ego_epe_gt"] <= G1_EGO_EPE,
         f"G1: FVMD-proxy(GT, GT') < {G1_FVMD_RATIO} x FVMD-proxy(GT, copy-I0)":
             m["fvmd_gt_twin"] < G1_FVMD_RATIO * m["fvmd_gt_copy"],
         f"G2: on full points every trained arm's control error <= {G2_COPY_RATIO} x copy-I0's, hit rate >= {G2_HIT}":

@@ -2,7 +2,8 @@
 
 Stage 1 reads [I0, D0] and per frame [point video, point-valid, ego warp] and writes the dynamic depth
 video (log depth); loss L1 + 0.5 * L1 of image gradients (sharp object boundaries).
-Stage 2 reads [I0] and per frame the depth and writes RGB; loss L1 + 0.1 * (1 - SSIM). It is trained
+Stage 2 reads [I0] and per frame the depth and writes RGB; loss L1 + 0.1 * (1 - SSIM). Every L1 here
+(and in B1) weights the moving agents' pixels MOVING_WEIGHT + 1 times (the prototype scored agent L1). It is trained
 on a mix of ground-truth depth (noised and blurred) and the frozen stage 1's predictions, so it
 tolerates stage-1 errors (spec §5: the 50/50 stage-2 mix).
 """
@@ -18,6 +19,8 @@ from proceedings.motionforcing.image_quality import ssim
 from proceedings.motionforcing.networks import VideoNet
 
 STATIC, PER_FRAME = 4, 5  # [I0, D0]; [point video, point-valid, ego warp]
+MOVING_WEIGHT = 20.0  # L1 weight of pixels an agent covers at frame t or frame 0, in every arm's loss (else
+# the ~5 % of pixels that move are outweighed by the background, and every arm stays at copy-I0)
 
 
 def stage1_net(frames: int, width: int) -> VideoNet:
@@ -46,14 +49,20 @@ def gradient_l1(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return (dx(pred) - dx(target)).abs().mean() + (dy(pred) - dy(target)).abs().mean()
 
 
+def weighted_l1(pred: torch.Tensor, target: torch.Tensor, moving: torch.Tensor) -> torch.Tensor:
+    """L1 with the pixels of moving agents (B, T, 1, H, W) weighted MOVING_WEIGHT + 1 times the rest."""
+    weight = (1 + MOVING_WEIGHT * moving).expand_as(pred)
+    return ((pred - target).abs() * weight).sum() / weight.sum()
+
+
 def shape_loss(net: VideoNet, b: Batch) -> torch.Tensor:
     pred = shape(net, b)
-    return (pred - b.depth).abs().mean() + 0.5 * gradient_l1(pred, b.depth)
+    return weighted_l1(pred, b.depth, b.moving) + 0.5 * gradient_l1(pred, b.depth)
 
 
-def rgb_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+def rgb_loss(pred: torch.Tensor, target: torch.Tensor, moving: torch.Tensor) -> torch.Tensor:
     flat_p, flat_t = pred.flatten(0, 1), target.flatten(0, 1)
-    return (flat_p - flat_t).abs().mean() + 0.1 * (1 - ssim(flat_p.clamp(0, 1), flat_t)).mean()
+    return weighted_l1(pred, target, moving) + 0.1 * (1 - ssim(flat_p.clamp(0, 1), flat_t)).mean()
 
 
 def augment_depth(depth: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
@@ -84,4 +93,4 @@ def stage2_sampler(sampler, stage1: VideoNet | None, seed: int, gt_fraction: flo
 
 def stage2_loss(net: VideoNet, batch_and_depth) -> torch.Tensor:
     b, depth = batch_and_depth
-    return rgb_loss(appearance(net, b.image0, depth), b.rgb)
+    return rgb_loss(appearance(net, b.image0, depth), b.rgb, b.moving)
