@@ -57,6 +57,18 @@ def test_an_invalid_proposal_is_rejected_with_a_counter_model_and_never_injected
     assert [t.origin for t in state.tautologies] == ["predicted"]
 
 
+def test_a_proposal_z3_cannot_decide_is_rejected_as_unknown_never_injected():
+    cubes = [{"name": n, "type": "Int", "owner": "environment"} for n in "abc"]
+    spec = parse_spec("G([a*a*a + b*b*b + c*c*c != 33] -> [x > 0])", cubes + [X_SYS])
+    # "no three cubes sum to 33" is false (a solution has 17-digit numbers) and beyond z3 in a second
+    claim = ((spec.literals[0].expr.sexpr(), True),)
+    predictor = NeuroPredictor(library=[Solved("unused", [], [])])
+    predictor.proposals = lambda spec: [claim]
+    state = State(spec, list(spec.literals))
+    assert predictor.inject(state, 1, limit=16, budget=Budget(30)) == (0, 1)
+    assert predictor.log[0]["why"] == "unknown" and state.tautologies == []
+
+
 def test_every_tautology_in_a_saved_trace_re_verifies(tmp_path):
     spec = visits((1, 3, 5), 0, 6)
     run = cegres(spec, budget_s=60)

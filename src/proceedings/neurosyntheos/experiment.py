@@ -212,7 +212,7 @@ def plot_arms(runs: dict[str, list[dict]], path: Path) -> Path:
     for k, (arm, rs) in enumerate(runs.items()):
         xs = [i + k * width for i in range(len(rs))]
         ax.bar(xs, [r["calls"] for r in rs], width, label=f"{arm} ({sum(r['solved'] for r in rs)} solved)",
-               hatch=None, edgecolor="black")
+               color=f"C{k}", edgecolor="black")
         for x, r in zip(xs, rs):
             if not r["solved"]:
                 ax.bar(x, r["calls"], width, fill=False, hatch="//", edgecolor="black")
