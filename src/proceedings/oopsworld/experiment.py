@@ -54,7 +54,7 @@ class Config:
     max_objects: int = 3
     channels: tuple[int, int, int] = (16, 32, 64)
     encoder: str = "structured"
-    steps: int = 50  # N per arm
+    steps: int = 40  # N per arm
     batch: int = 16
     lr: float = 2e-3
     change_weight: float = 4.0
