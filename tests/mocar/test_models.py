@@ -95,6 +95,7 @@ def test_k_disk_tokens_tokenise_their_own_segments_as_themselves(scenes):
     assert tokens.shape == (8, b.history + b.future) and frames.shape == (8, b.history + b.future + 1, 3)
 
 
+@pytest.mark.slow  # three short training runs (~8 CPU-s); the resume test below trains MoCAR in the fast suite
 @pytest.mark.parametrize("arm", ["mocar", "smart_lite", "qcnet_lite"])
 def test_each_arm_lowers_its_training_loss(scenes, arm):
     cfg = replace(CONFIGS["tiny"], mocar=SMALL)
