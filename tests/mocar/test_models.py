@@ -66,6 +66,16 @@ def test_the_closed_loop_loss_is_the_winner_take_all_loss_of_the_inference_rollo
     assert torch.allclose(total - teacher_forced, 0.5 * expected, rtol=1e-4)
 
 
+def test_the_closed_loop_term_switches_on_at_its_share_of_the_training_steps(scenes):
+    torch.manual_seed(0)
+    model = MoCAR(replace(SMALL, closed_loop=1.0, closed_loop_start=0.5))
+    batch = make_batch(scenes, np.arange(2))
+    model.at_step(4, 10)
+    assert "closed_loop" not in model.loss(batch)[1]
+    model.at_step(5, 10)
+    assert "closed_loop" in model.loss(batch)[1]
+
+
 def test_the_learned_arms_have_parameters_within_10_percent_of_mocars(scenes):
     cfg = CONFIGS["tiny"]
     arms = build_arms(cfg, Splits(scenes, scenes, scenes, scenes), 0)
@@ -85,6 +95,7 @@ def test_k_disk_tokens_tokenise_their_own_segments_as_themselves(scenes):
     assert tokens.shape == (8, b.history + b.future) and frames.shape == (8, b.history + b.future + 1, 3)
 
 
+@pytest.mark.slow  # three short training runs (~8 CPU-s); the resume test below trains MoCAR in the fast suite
 @pytest.mark.parametrize("arm", ["mocar", "smart_lite", "qcnet_lite"])
 def test_each_arm_lowers_its_training_loss(scenes, arm):
     cfg = replace(CONFIGS["tiny"], mocar=SMALL)

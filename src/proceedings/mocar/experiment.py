@@ -77,7 +77,8 @@ CONFIGS = {
     "small": ExperimentConfig(
         city_a=SimSpec("A", 8, 600.0, 0, "av2", stride_s=2.0, max_windows=1500),
         city_b=SimSpec("B", 4, 300.0, 100, "av1", stride_s=2.0, max_windows=600),
-        test_networks=2, mocar=MoCARConfig(BACKBONE["small"], code_dim=16, tokenizer_hidden=128, modes=6, closed_loop=1.0),
+        test_networks=2, mocar=MoCARConfig(BACKBONE["small"], code_dim=16, tokenizer_hidden=128, modes=6, closed_loop=1.0,
+                                      closed_loop_start=0.75),  # 300 teacher-forced + 100 closed-loop steps
         train=TrainConfig(steps=400, batch=16, lr=1e-3, warmup=20, checkpoint_every=25),
         max_eval=400, checkpoints=True),  # ablations left to `paper`: they would double the CPU budget
     # the paper's setting on SUMO: bigger decoder, more data and steps (GPU; AV2 itself via `mocar train --data-dir`)

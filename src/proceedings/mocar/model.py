@@ -38,9 +38,10 @@ class MoCARConfig:
     alignment: float = 1.0  # weight of the latent alignment loss; ablation: 0
     frozen_tokenizer: bool = False  # ablation: the pre-trained tokenizer stays frozen (no joint training)
     retokenize: bool = False  # ablation: re-encode each decoded segment instead of keeping the predicted code
-    # weight of the winner-take-all loss on the model's own rollout (closed loop, README "exposure bias");
+    # weight of the winner-take-all loss on the model's own rollout (closed loop, README "the cause");
     # 0 = teacher-forced inputs only, as in round 2
     closed_loop: float = 0.0
+    closed_loop_start: float = 0.0  # share of the training steps before the closed-loop term is switched on
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -59,6 +60,12 @@ class MoCAR(nn.Module):
         self.backbone = Backbone(cfg.backbone)
         self.next_code = nn.Linear(d, cfg.code_dim)
         self.mode_logit = nn.Linear(d, 1)
+        self.closed_loop_on = cfg.closed_loop > 0 and cfg.closed_loop_start == 0
+
+    def at_step(self, step: int, steps: int) -> None:
+        """Training is at `step` of `steps`: teacher forcing alone before `closed_loop_start`, then closed loop
+        too (scheduled sampling's order: a model that first learns one step then learns its own rollout)."""
+        self.closed_loop_on = self.cfg.closed_loop > 0 and step >= self.cfg.closed_loop_start * steps
 
     def tokens(self, codes: torch.Tensor, history: int, first: int = 0) -> torch.Tensor:
         """codes (B, K, T, D) -> embeddings, with mode embeddings from the last history token on."""
@@ -94,7 +101,7 @@ class MoCAR(nn.Module):
         align = align_future + align_history
         total = recon + cfg.alignment * align + traj_loss
         logs = {**logs, "align": float(align.detach()), "trajectory": float(traj_loss.detach())}
-        if cfg.closed_loop:  # the trajectory the rollout itself produces, from the stream's own codes
+        if self.closed_loop_on:  # the trajectory the rollout itself produces, from the stream's own codes
             rolled, rolled_logits, _ = self.roll_out(batch, K, Fn)
             closed, _ = winner_take_all(rolled, rolled_logits, batch.future_xy())
             total = total + cfg.closed_loop * closed

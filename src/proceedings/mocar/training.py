@@ -86,6 +86,8 @@ def train(model: torch.nn.Module, scenes: Scenes, cfg: TrainConfig, checkpoint: 
     with progress_bar(total=cfg.steps, desc=desc, unit="step", initial=record.steps) as bar:
         t0, c0 = time.perf_counter(), time.process_time()
         while record.steps < stop:
+            if hasattr(model, "at_step"):  # a loss that changes over training (MoCAR's closed-loop phase)
+                model.at_step(record.steps, cfg.steps)
             index = draw.choice(len(scenes), size=min(cfg.batch, len(scenes)), replace=False)
             loss, _ = model.loss(make_batch(scenes, index), noise)
             if not torch.isfinite(loss):
