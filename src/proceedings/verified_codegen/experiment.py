@@ -200,9 +200,10 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         system="verified_codegen", scale=scale, claim=CLAIM, metrics=metrics, baseline=baseline,
         checks=verdict(metrics, baseline), paper=PAPER, paper_source=PAPER_SOURCE,
         config={**asdict(cfg), "checkers": versions,
-                "matched": "all arms: the same sketch pool ranked once by the same ranker (shared), the same "
-                           "checker-invocation budget (verification, scaffold and test runs all count), the same "
-                           "checkers and wall limits; solve = checker 'verified' + fresh re-check"},
+                "matched": "all arms: the same sketch pool per task ranked once by the same ranker (shared), the "
+                           "same checker-invocation budget B (each verification, scaffold check and test run is one "
+                           "invocation, memo answers included), the same checkers (one DafnyServer inside workflows) "
+                           "and wall limit per check; solve = checker 'verified' + a fresh-process re-check"},
         seed=seed, notes=notes(metrics, baseline),
         artifacts=[str(p.relative_to(results_root())) for p in (folder / "attempts.jsonl", plot)],
     )
