@@ -131,6 +131,21 @@ def reproduce(
 
 
 @app.command()
+def combine(
+    slug: str = typer.Argument(..., help="A system slug."),
+    sources: list[str] = typer.Argument(..., help="Results folders, each holding one single-seed record of the system."),
+    scale: str = typer.Option("tiny", help=f"One of: {', '.join(SCALES)}."),
+) -> None:
+    """Combine seeds that ran apart into one record, as `reproduce --seeds` would: the verdict over their means."""
+    result = get_system(slug).combine(scale, sources)
+    verdict = "[green]reproduced[/green]" if result.reproduced else "[yellow]not reproduced[/yellow]"
+    console.print(f"{slug}: {verdict} over seeds {', '.join(str(s) for s in result.seeds['seeds'])}, "
+                  f"{sum(result.checks.values())} of {len(result.checks)} checks")
+    for rule, holds in result.checks.items():
+        console.print(f"  {'✓' if holds else '✗'} {rule}", markup=False, highlight=False)
+
+
+@app.command()
 def report(
     out: str = typer.Option("docs", help="Folder for report.md and report.html."),
 ) -> None:

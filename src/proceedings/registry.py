@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from proceedings.core.errors import ProceedingsError
 
@@ -64,6 +66,34 @@ class System:
         result = runs[0] if len(runs) == 1 else combine(runs, experiment.verdict)
         result.duration_s, result.cpu_s = round(elapsed.wall_s, 2), round(elapsed.cpu_s, 2)
         result.versions = package_versions(("proceedings", "torch", "transformers") + self.needs)
+        results.save(result)
+        return result
+
+    def combine(self, scale: str, sources: Sequence[str | Path]) -> "Result":
+        """One record over seeds that ran apart (other machines, other results folders): each source folder
+        holds a single-seed record of this system and scale, made with the same configuration; the verdict
+        is re-stated over them exactly as `reproduce --seeds` would, and the record is saved under results/."""
+        from proceedings.core import results
+        from proceedings.core.runtime import check_scale
+        from proceedings.core.seeds import combine
+
+        check_scale(scale)
+        runs = [results.load(self.slug, scale, root) for root in sources]
+        if len(runs) < 2:
+            raise ProceedingsError("give at least two single-seed records to combine")
+        combined = [str(root) for root, run in zip(sources, runs) if run.seeds]
+        if combined:
+            raise ProceedingsError(f"already a several-seed record, not one seed: {', '.join(combined)}")
+        seeds = [run.seed for run in runs]
+        if len(set(seeds)) < len(seeds):
+            raise ProceedingsError(f"seed(s) {sorted({s for s in seeds if seeds.count(s) > 1})} given by more than one source")
+        if any(_without_seeds(run.config) != _without_seeds(runs[0].config) for run in runs):
+            raise ProceedingsError("the records were made with different configurations; combine only runs of one preset")
+        result = combine(runs, self.experiment().verdict)
+        result.duration_s = round(sum(run.duration_s or 0 for run in runs), 2)
+        result.cpu_s = round(sum(run.cpu_s or 0 for run in runs), 2)
+        result.notes += " Combined by `proceedings combine` from " + ", ".join(map(str, sources)) + \
+            "; duration and CPU seconds are the sums of the seeds' runs."
         results.save(result)
         return result
 
@@ -186,3 +216,12 @@ def get_system(slug: str) -> System:
         raise ProceedingsError(
             f"unknown system '{slug}'; choose one of: {', '.join(_BY_SLUG)}"
         ) from None
+
+
+def _without_seeds(config: Any) -> Any:
+    """A configuration with every `seed` entry left out, at any depth: what two seeds of one preset share."""
+    if isinstance(config, dict):
+        return {key: _without_seeds(value) for key, value in config.items() if key != "seed"}
+    if isinstance(config, list):
+        return [_without_seeds(value) for value in config]
+    return config

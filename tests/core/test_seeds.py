@@ -80,3 +80,48 @@ def test_cli_refuses_bad_seeds_before_running_anything(tmp_path):
     assert not (results_root() / "nvium").exists()
     both = runner.invoke(app, ["reproduce", "nvium", "--seed", "1", "--seeds", "0,1"])
     assert "not both" in str(both.exception)
+
+
+def test_combine_restates_the_verdict_over_seeds_that_ran_apart(monkeypatch, tmp_path):
+    fake = _fake_experiment()
+    monkeypatch.setitem(sys.modules, "proceedings.pro.experiment", fake)
+    system = System("pro", "t", "c")
+    folders = []
+    for seed in (0, 1, 2):  # each seed in its own results folder, as on three machines
+        monkeypatch.setenv("PROCEEDINGS_RESULTS", str(tmp_path / f"seed{seed}"))
+        system.reproduce("tiny", seeds=(seed,))
+        folders.append(tmp_path / f"seed{seed}")
+    monkeypatch.setenv("PROCEEDINGS_RESULTS", str(tmp_path / "all"))
+    together = system.reproduce("tiny", seeds=(0, 1, 2))
+    apart = system.combine("tiny", folders)
+    assert apart.seeds["seeds"] == [0, 1, 2] and apart.metrics == together.metrics and apart.checks == together.checks
+    assert json.loads((tmp_path / "all" / "pro" / "tiny.json").read_text())["seeds"]["seeds"] == [0, 1, 2]
+
+
+def test_combine_refuses_a_repeated_seed_a_combined_record_and_a_single_source(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "proceedings.pro.experiment", _fake_experiment())
+    system = System("pro", "t", "c")
+    monkeypatch.setenv("PROCEEDINGS_RESULTS", str(tmp_path / "a"))
+    system.reproduce("tiny", seeds=(0,))
+    monkeypatch.setenv("PROCEEDINGS_RESULTS", str(tmp_path / "b"))
+    system.reproduce("tiny", seeds=(0, 1))
+    with pytest.raises(ProceedingsError, match="given by more than one source"):
+        system.combine("tiny", [tmp_path / "a", tmp_path / "a"])
+    with pytest.raises(ProceedingsError, match="already a several-seed record"):
+        system.combine("tiny", [tmp_path / "a", tmp_path / "b"])
+    with pytest.raises(ProceedingsError, match="at least two"):
+        system.combine("tiny", [tmp_path / "a"])
+
+
+def test_combine_refuses_runs_of_different_presets(monkeypatch, tmp_path):
+    from dataclasses import replace
+
+    from proceedings.core import results
+
+    monkeypatch.setitem(sys.modules, "proceedings.pro.experiment", _fake_experiment())
+    system = System("pro", "t", "c")
+    for seed, steps in ((0, 100), (1, 200)):
+        run = system.experiment().reproduce("tiny", seed=seed)
+        results.save(replace(run, config={"train": {"steps": steps, "seed": seed}}), root=tmp_path / f"s{seed}")
+    with pytest.raises(ProceedingsError, match="different configurations"):
+        system.combine("tiny", [tmp_path / "s0", tmp_path / "s1"])
