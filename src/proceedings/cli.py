@@ -121,11 +121,7 @@ def reproduce(
             errors.print(f"[red]{system.slug} failed:[/red] {escape(str(err))}")
             failed.append(system.slug)
             continue
-        verdict = "[green]reproduced[/green]" if result.reproduced else "[yellow]not reproduced[/yellow]"
-        console.print(f"{system.slug}: {verdict} in {result.duration_s:.1f} s "
-                      f"({result.cpu_s:.1f} CPU-s), {sum(result.checks.values())} of {len(result.checks)} checks")
-        for rule, holds in result.checks.items():
-            console.print(f"  {'✓' if holds else '✗'} {rule}", markup=False, highlight=False)
+        print_verdict(result, f"in {result.duration_s:.1f} s ({result.cpu_s:.1f} CPU-s)")
     if failed:
         raise ProceedingsError(f"{len(failed)} system(s) failed: {', '.join(failed)}")
 
@@ -138,9 +134,13 @@ def combine(
 ) -> None:
     """Combine seeds that ran apart into one record, as `reproduce --seeds` would: the verdict over their means."""
     result = get_system(slug).combine(scale, sources)
+    print_verdict(result, f"over seeds {', '.join(str(s) for s in result.seeds['seeds'])}")
+
+
+def print_verdict(result, how: str) -> None:
+    """`slug: reproduced <how>, n of m checks`, then one line per check."""
     verdict = "[green]reproduced[/green]" if result.reproduced else "[yellow]not reproduced[/yellow]"
-    console.print(f"{slug}: {verdict} over seeds {', '.join(str(s) for s in result.seeds['seeds'])}, "
-                  f"{sum(result.checks.values())} of {len(result.checks)} checks")
+    console.print(f"{result.system}: {verdict} {how}, {sum(result.checks.values())} of {len(result.checks)} checks")
     for rule, holds in result.checks.items():
         console.print(f"  {'✓' if holds else '✗'} {rule}", markup=False, highlight=False)
 
