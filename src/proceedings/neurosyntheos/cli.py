@@ -24,6 +24,14 @@ EXIT = {"REALIZABLE": 10, "UNREALIZABLE": 20, "UNKNOWN": 30}
 BACKENDS = ("bosy", "strix", "ltlsynt")
 
 
+@app.callback()
+def _threads() -> None:
+    """torch threads for every verb: $PROCEEDINGS_THREADS or 1 (two threads on the shared machine cost many
+    times the CPU of one for these small models)."""
+    from proceedings.core.runtime import set_threads
+    set_threads()
+
+
 def _backend(name: str) -> None:
     if name not in BACKENDS:
         raise ProceedingsError(f"unknown backend '{name}'; choose one of: {', '.join(BACKENDS)}")
