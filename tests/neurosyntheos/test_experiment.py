@@ -12,8 +12,8 @@ def test_a_micro_run_in_two_workers_gives_every_number_the_verdict_reads(tmp_pat
                        ("thermostat", {"zones": 2, "base": 0, "gap": 3, "overlap": 1})],
                  budget_s=10.0, train_budget_s=10.0, gnn_steps=5, workers=2)
     specs = build(cfg.train)
-    predictor, info = fit_predictor(specs, collect_traces(specs, cfg.train_budget_s), steps=cfg.gnn_steps)
-    assert info["train_solved"] == 1 and predictor.library[0].clauses
+    predictor, info = fit_predictor(specs, collect_traces(specs, cfg.train_budget_s), steps=cfg.gnn_steps, lm_steps=10)
+    assert info["train_solved"] == 1 and predictor.library[0].clauses and predictor.lm is not None
     tasks = [(entry, arm) for entry in cfg.test for arm in cfg.arms]
     journal = tmp_path / "runs.jsonl"
     done = experiment._run_all(tasks, cfg, predictor, journal)
@@ -23,6 +23,7 @@ def test_a_micro_run_in_two_workers_gives_every_number_the_verdict_reads(tmp_pat
     assert [r["verdict"] for r in runs["neuro"]] == ["REALIZABLE", "UNREALIZABLE"]
     assert runs["neuro"][0]["injected"] >= 1 and runs["neuro"][0]["calls"] < runs["cegres"][0]["calls"]
     metrics, baseline = measure(runs)
+    assert set(metrics["by_source"]) == {"template", "lm", "gnn"} and metrics["by_source"]["template"]["injected"] >= 1
     assert metrics["unsound"] == baseline["unsound"] == 0 and metrics["invalid_tautologies"] == 0
     assert metrics["first_batch_specs"] == 2 and metrics["first_batch_implies"] == 1.0
     assert set(verdict(metrics, baseline)) and held_out_run  # the verdict runs on measured numbers
@@ -35,4 +36,4 @@ def test_the_tiny_preset_is_five_specs_of_two_families_with_at_most_four_environ
     assert len(specs) == 5 and len({s.family.split("-")[0] for s in specs}) == 2 and cfg.budget_s == 5.0
     assert all(len(s.inputs) <= 4 for s in specs)
     assert len(build(CONFIGS["small"].test)) >= 24 and CONFIGS["small"].workers == 2
-    assert len(build(CONFIGS["paper"].test)) == 64 and CONFIGS["paper"].budget_s == 300
+    assert len(build(CONFIGS["paper"].test)) == 72 and CONFIGS["paper"].budget_s == 300

@@ -1,6 +1,6 @@
 """LTL modulo theories: CEGRES verdicts with certificates, the attacks a checker must refuse (a
 Boolean "realizable" whose controller needs impossible values), soundness of every tautology, and
-template transfer by constant re-instantiation."""
+template transfer by constant re-instantiation (elevator-3 -> elevator-5)."""
 
 import json
 
@@ -9,9 +9,9 @@ import pytest
 from proceedings.core.errors import ProceedingsError
 from proceedings.neurosyntheos.bounded import Budget, synthesize
 from proceedings.neurosyntheos.cegres import State, cegres, illegal_edges, recheck
-from proceedings.neurosyntheos.families import thermostat, visits
-from proceedings.neurosyntheos.predictor import NeuroPredictor, Solved, parse_smt, transfer
-from proceedings.neurosyntheos.spec import parse_spec
+from proceedings.neurosyntheos.families import elevator, thermostat, visits, write_yaml
+from proceedings.neurosyntheos.predictor import NeuroPredictor, Solved, parse_smt, solved_from_trace, transfer
+from proceedings.neurosyntheos.spec import load_spec, parse_spec
 from proceedings.neurosyntheos.simulate import replay
 from proceedings.neurosyntheos import theory
 
@@ -49,12 +49,13 @@ def test_an_invalid_proposal_is_rejected_with_a_counter_model_and_never_injected
     wrong = (("(= x 1)", False), ("(= x 3)", True))  # "x == 1 implies x == 3": false at x = 1
     right = (("(= x 1)", False), ("(= x 3)", False))
     predictor = NeuroPredictor(library=[Solved("unused", [], [])])
-    predictor.proposals = lambda spec: [wrong, right]
+    predictor.proposals = lambda spec: [(wrong, "lm"), (right, "lm")]
     state = State(spec, list(spec.literals))
     added, rejected = predictor.inject(state, 1, limit=16, budget=Budget(30))
     assert (added, rejected) == (1, 1)
     assert predictor.log[0]["why"] == "invalid" and "x=1" in predictor.log[0]["counter_model"]
-    assert [t.origin for t in state.tautologies] == ["predicted"]
+    assert [(t.origin, t.source) for t in state.tautologies] == [("predicted", "lm")]
+    assert predictor.log[0]["source"] == "lm"
 
 
 def test_a_proposal_z3_cannot_decide_is_rejected_as_unknown_never_injected():
@@ -63,16 +64,25 @@ def test_a_proposal_z3_cannot_decide_is_rejected_as_unknown_never_injected():
     # "no three cubes sum to 33" is false (a solution has 17-digit numbers) and beyond z3 in a second
     claim = ((spec.literals[0].expr.sexpr(), True),)
     predictor = NeuroPredictor(library=[Solved("unused", [], [])])
-    predictor.proposals = lambda spec: [claim]
+    predictor.proposals = lambda spec: [(claim, "gnn")]
     state = State(spec, list(spec.literals))
     assert predictor.inject(state, 1, limit=16, budget=Budget(30)) == (0, 1)
     assert predictor.log[0]["why"] == "unknown" and state.tautologies == []
 
 
-def test_every_tautology_in_a_saved_trace_re_verifies(tmp_path):
-    spec = visits((1, 3, 5), 0, 6)
+@pytest.fixture(scope="module")
+def elevator3(tmp_path_factory):
+    """One CEGRES run on elevator-3 (lock on floor 2: realizable), shared by the tests below."""
+    path = write_yaml(elevator(3), tmp_path_factory.mktemp("elevator"))
+    spec = load_spec(path)
     run = cegres(spec, budget_s=60)
-    assert run.verdict == "REALIZABLE" and run.tautologies
+    assert run.verdict == spec.expected == "REALIZABLE" and run.tautologies
+    run.certificate["spec"] = str(path)
+    return spec, run
+
+
+def test_every_tautology_in_a_saved_trace_re_verifies(elevator3, tmp_path):
+    spec, run = elevator3
     run.save(tmp_path)
     records = [json.loads(line) for line in (tmp_path / "trace.jsonl").read_text().splitlines()]
     assert len(records) == len(run.tautologies)
@@ -83,35 +93,20 @@ def test_every_tautology_in_a_saved_trace_re_verifies(tmp_path):
         assert theory.check_valid(clause).valid is True
 
 
-def test_visits_tautologies_re_instantiated_for_larger_constants_are_at_least_80_percent_valid():
-    small, large = visits((1, 3, 5), 0, 6), visits((11, 14, 18), 9, 20)
-    run = cegres(small, budget_s=60)
-    solved = Solved("visits", small.constants(), [tuple((parse_smt_text(small, run, p), pol) for p, pol in t.clause)
-                                                  for t in run.tautologies])
-    moved = transfer(solved, large)
+def test_elevator3_tautologies_re_instantiated_for_elevator5_are_at_least_80_percent_valid(elevator3):
+    spec, run = elevator3
+    large = elevator(5)
+    moved = transfer(solved_from_trace(spec, run.trace), large)
     import z3
     valid = [theory.check_valid(z3.Or([parse_smt(s, large) if pol else z3.Not(parse_smt(s, large))
                                         for s, pol in c])).valid for c in moved]
-    assert len(moved) == len(run.tautologies) >= 3
+    assert len(moved) == len(run.tautologies) >= 3 and any("5" in s for c in moved for s, _ in c)
     assert sum(v is True for v in valid) / len(valid) >= 0.8
 
 
-def parse_smt_text(spec, run, prop):
-    import z3
-    return z3.simplify(run.table()[prop].expr).sexpr()
-
-
-def test_a_controller_replays_50_steps_against_a_random_environment(tmp_path):
-    path = tmp_path / "thermo.yaml"
-    from proceedings.neurosyntheos.families import write_yaml
-    spec = thermostat(3, 2, 3, 0)
-    path = write_yaml(spec, tmp_path)
-    from proceedings.neurosyntheos.spec import load_spec
-    run = cegres(load_spec(path), budget_s=30)
-    assert run.verdict == "REALIZABLE"
-    run.certificate["spec"] = str(path)
-    report = replay(run.certificate, steps=50, seed=1)
-    assert report == {"steps": 50, "violations": []}
+def test_elevator3s_controller_replays_50_steps_against_a_random_environment(elevator3):
+    _, run = elevator3
+    assert replay(run.certificate, steps=50, seed=1) == {"steps": 50, "violations": []}
     broken = json.loads(json.dumps(run.certificate))
     for edge in broken["machine"]["edges"]:
         edge["output"] = [not b for b in edge["output"]]

@@ -34,6 +34,7 @@ class Tautology:
     clause: Clause
     origin: str  # cegres | predicted
     iteration: int
+    source: str = ""  # predicted: template | lm | gnn (predictor.SOURCES)
 
     def text(self, table: dict[str, Literal]) -> str:
         return " | ".join(("" if pol else "!") + f"[{table[p].text}]" for p, pol in sorted(self.clause))
@@ -54,6 +55,7 @@ class Run:
     env_bound: int = 0
     injected: int = 0
     rejected: int = 0
+    by_source: dict = field(default_factory=dict)  # NeuroSyntheos: source -> injected / rejected / malformed
     reason: str = ""
     tautologies: list[Tautology] = field(default_factory=list)
     literals: list[Literal] = field(default_factory=list)
@@ -69,7 +71,7 @@ class Run:
 
     def summary(self) -> dict:
         keys = ("spec", "arm", "verdict", "expected", "calls", "smt_checks", "seconds", "cpu_s", "neural_s",
-                "sys_bound", "env_bound", "injected", "rejected", "reason")
+                "sys_bound", "env_bound", "injected", "rejected", "by_source", "reason")
         out = {k: getattr(self, k) for k in keys}
         out["tautologies"] = [t.text(self.table()) for t in self.tautologies]
         return out
@@ -137,10 +139,10 @@ class State:
         """Subsumed by a known clause (a cheap syntactic test; duplicates are never injected)."""
         return any(t.clause <= clause for t in self.tautologies)
 
-    def add(self, clause: Clause, origin: str, iteration: int) -> bool:
+    def add(self, clause: Clause, origin: str, iteration: int, source: str = "") -> bool:
         if self.implied(clause):
             return False
-        self.tautologies.append(Tautology(clause, origin, iteration))
+        self.tautologies.append(Tautology(clause, origin, iteration, source))
         return True
 
 
@@ -229,6 +231,7 @@ def cegres(spec: Spec, budget_s: float = 10.0, arm: str = "cegres", predictor=No
     state = State(spec, list(spec.literals))
     run = Run(spec.name, arm, expected=spec.expected)
     iteration = 0
+    log_start, malformed_start = (len(predictor.log), predictor.malformed) if predictor is not None else (0, 0)
     try:
         while not budget.expired():
             iteration += 1
@@ -267,7 +270,19 @@ def cegres(spec: Spec, budget_s: float = 10.0, arm: str = "cegres", predictor=No
     run.seconds = time.monotonic() - start
     run.cpu_s = time.process_time() - budget.start
     run.tautologies, run.literals = state.tautologies, state.literals
+    if predictor is not None:
+        run.by_source = source_counts(run.tautologies, predictor.log[log_start:], predictor.malformed - malformed_start)
     return run
+
+
+def source_counts(tautologies: list[Tautology], rejections: list[dict], malformed: int) -> dict:
+    """Per proposal source: clauses injected (each proved valid) and proposals z3 rejected; the model's
+    malformed samples (no clause at all)."""
+    from proceedings.neurosyntheos.predictor import SOURCES
+    counts = {source: {"injected": sum(t.origin == "predicted" and t.source == source for t in tautologies),
+                       "rejected": sum(r["source"] == source for r in rejections)} for source in SOURCES}
+    counts["lm"]["malformed"] = malformed
+    return counts
 
 
 def trace_record(spec: Spec, state: State, arm: str, iteration: int, edge: dict, clause: Clause) -> dict:

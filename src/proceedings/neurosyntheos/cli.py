@@ -24,6 +24,14 @@ EXIT = {"REALIZABLE": 10, "UNREALIZABLE": 20, "UNKNOWN": 30}
 BACKENDS = ("bosy", "strix", "ltlsynt")
 
 
+@app.callback()
+def _threads() -> None:
+    """torch threads for every verb: $PROCEEDINGS_THREADS or 1 (two threads on the shared machine cost many
+    times the CPU of one for these small models)."""
+    from proceedings.core.runtime import set_threads
+    set_threads()
+
+
 def _backend(name: str) -> None:
     if name not in BACKENDS:
         raise ProceedingsError(f"unknown backend '{name}'; choose one of: {', '.join(BACKENDS)}")
@@ -122,10 +130,12 @@ def collect_traces(bench: Path = typer.Option(..., "--bench-dir", help="Folder o
 def train(traces: Path = typer.Option(..., help="Folder written by collect-traces."),
           bench: Path = typer.Option(..., "--bench-dir", help="The specs the traces came from."),
           out: Path = typer.Option(Path("neurosyntheos-model.pt"), help="Model file."),
-          steps: int = typer.Option(300, help="GNN training steps."), seed: int = typer.Option(0)):
-    """Template library + GNN clause scorer from saved traces."""
+          steps: int = typer.Option(300, help="GNN training steps."),
+          lm_steps: int = typer.Option(200, help="Autoregressive tautology model training steps (0: none)."),
+          seed: int = typer.Option(0)):
+    """Template library, GNN clause scorer and autoregressive tautology model from saved traces."""
     from proceedings.neurosyntheos.model_io import save_predictor, train_from_folder
-    predictor, info = train_from_folder(bench, traces, steps, seed)
+    predictor, info = train_from_folder(bench, traces, steps, seed, lm_steps)
     save_predictor(predictor, out)
     console.print(f"model written to {out}: {json.dumps(info)}")
 
@@ -148,12 +158,14 @@ def evaluate(bench: Path = typer.Option(..., "--bench-dir", help="Folder of Synt
     specs = read_bench(bench)
     with out.open("w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["spec", "arm", "verdict", "expected", "calls", "seconds", "neural_s", "tautologies"])
+        writer.writerow(["spec", "arm", "verdict", "expected", "calls", "seconds", "neural_s", "tautologies",
+                         "injected_template", "injected_lm", "injected_gnn"])
         for spec in specs:
             for arm in chosen:
                 run = cegres(spec, timeout, arm, model if arm == "neuro" else None)
                 writer.writerow([spec.name, arm, run.verdict, spec.expected, run.calls, round(run.seconds, 3),
-                                 round(run.neural_s, 3), len(run.tautologies)])
+                                 round(run.neural_s, 3), len(run.tautologies),
+                                 *[run.by_source.get(k, {}).get("injected", 0) for k in ("template", "lm", "gnn")]])
     console.print(f"{len(specs) * len(chosen)} rows written to {out}")
 
 

@@ -1,5 +1,5 @@
 """Parametric LTLt benchmark families, re-authored from the public problem descriptions (spec §4:
-thermostat, robot-to-target, ...), each with realizable and unrealizable instances whose verdict
+elevator, thermostat, robot-to-target, patrolling), each with realizable and unrealizable instances whose verdict
 is known by construction (derivations in each docstring), written as Syntheos YAML.
 
 Constants vary within a family at fixed structure, so instances of one (family, structure) are
@@ -78,7 +78,31 @@ def visits(targets: tuple[int, ...], low: int, high: int) -> Spec:
                       expected="REALIZABLE" if inside else "UNREALIZABLE")
 
 
-FAMILIES = {"thermostat": thermostat, "robot-target": robot_target, "visits": visits}
+def elevator(floors: int, lock_low: int = 2, lock_high: int | None = None) -> Spec:
+    """An elevator car at floor f (system) stays within floors [1, N], serves the lobby (1) and the top
+    floor (N) infinitely often, and never stops at the floor l the environment has locked for
+    maintenance while l names a floor in [lock_low, lock_high] (default: the inner floors 2..N-1).
+
+    Floors 1 and N both outside the lock range: shuttling 1, N, 1, ... never meets a locked floor,
+    REALIZABLE with two states. The range holds 1 or N: the environment keeps that floor locked
+    forever and it is never served, UNREALIZABLE. CEGRES must find the quantifier-elimination literals
+    [l == 1] / [l == N] (where [f != l] and [f == 1] clash). This is elevator-simple-N without the
+    one-floor-per-step move, which needs y(f) and the temporal tautologies not built here (README).
+    """
+    lock_high = floors - 1 if lock_high is None else lock_high
+    if floors < 2:
+        raise ProceedingsError("elevator needs floors >= 2")
+    prop = (f"G(([l >= {lock_low}] & [l <= {lock_high}]) -> [f != l]) & G([f >= 1] & [f <= {floors}]) & "
+            f"G(F([f == 1])) & G(F([f == {floors}]))")
+    served_locked = any(lock_low <= end <= lock_high for end in (1, floors))
+    return parse_spec(prop, [{"name": "f", "type": "Int", "owner": "system"},
+                             {"name": "l", "type": "Int", "owner": "environment"}],
+                      name=f"elevator-{floors}-lock{lock_low}-{lock_high}", family="elevator",
+                      params={"floors": floors, "lock_low": lock_low, "lock_high": lock_high},
+                      expected="UNREALIZABLE" if served_locked else "REALIZABLE")
+
+
+FAMILIES = {"elevator": elevator, "thermostat": thermostat, "robot-target": robot_target, "visits": visits}
 
 
 def template(spec: Spec) -> str:

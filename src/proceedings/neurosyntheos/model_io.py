@@ -1,4 +1,4 @@
-"""Saving and loading a trained predictor (template library + GNN weights), and training one from
+"""Saving and loading a trained predictor (template library, GNN and tautology-model weights), and training one from
 folders written by `gen-bench` and `collect-traces`."""
 
 from __future__ import annotations
@@ -13,16 +13,19 @@ from proceedings.neurosyntheos.predictor import NeuroPredictor, Solved
 
 def save_predictor(predictor: NeuroPredictor, path: str | Path) -> Path:
     import torch
+    from proceedings.neurosyntheos.tautology_lm import state
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save({"library": [asdict(s) for s in predictor.library],
-                "gnn": predictor.scorer.model.state_dict() if predictor.scorer else None}, path)
+                "gnn": predictor.scorer.model.state_dict() if predictor.scorer else None,
+                "lm": state(predictor.lm) if predictor.lm is not None else None}, path)
     return path
 
 
 def load_predictor(path: str | Path) -> NeuroPredictor:
     import torch
     from proceedings.neurosyntheos.gnn import ClauseScorer, build_model
+    from proceedings.neurosyntheos.tautology_lm import from_state
     path = Path(path)
     if not path.is_file():
         raise ProceedingsError(f"predictor file '{path}' does not exist; make one with `proceedings neurosyntheos train`")
@@ -37,10 +40,11 @@ def load_predictor(path: str | Path) -> NeuroPredictor:
         model = build_model()
         model.load_state_dict(state["gnn"])
         scorer = ClauseScorer(model.eval())
-    return NeuroPredictor(library=library, scorer=scorer)
+    lm = from_state(state["lm"]) if state.get("lm") is not None else None
+    return NeuroPredictor(library=library, scorer=scorer, lm=lm)
 
 
-def train_from_folder(bench: Path, traces: Path, steps: int, seed: int) -> tuple[NeuroPredictor, dict]:
+def train_from_folder(bench: Path, traces: Path, steps: int, seed: int, lm_steps: int = 200) -> tuple[NeuroPredictor, dict]:
     """Rebuild each traced spec's final set from its trace.jsonl, then train (`training.fit_predictor`)."""
     from proceedings.neurosyntheos.cegres import Run, State
     from proceedings.neurosyntheos.families import read_bench
@@ -66,4 +70,4 @@ def train_from_folder(bench: Path, traces: Path, steps: int, seed: int) -> tuple
         specs.append(spec)
     if not specs:
         raise ProceedingsError(f"no traces for the specs of '{bench}' under '{traces}'; run collect-traces first")
-    return fit_predictor(specs, runs, steps=steps, seed=seed)
+    return fit_predictor(specs, runs, steps=steps, seed=seed, lm_steps=lm_steps)

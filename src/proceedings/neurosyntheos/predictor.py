@@ -3,10 +3,14 @@
 1. *template transfer* — the final tautology set of the nearest solved training spec with the same
    template (numbers -> placeholders), its constants re-instantiated for this spec (spec §2.3:
    aligned constants map position by position; derived ones as c, c ± 1, c_a ± c_b);
-2. the *GNN clause scorer* (`gnn.py`) over the spec's AST, ranking every 1- and 2-literal clause.
+2. the *autoregressive tautology model* (`tautology_lm.py`), sampling whole clauses for the spec,
+   new quantifier-elimination literals included;
+3. the *GNN clause scorer* (`gnn.py`) over the spec's AST, ranking every 1- and 2-literal clause.
 
-`inject` is the only way a proposal reaches the abstraction: z3 must prove the clause ∀-valid
-(rlimit + timeout; unknown = rejected); rejections are logged with z3's counter-model.
+The batch is template transfer ∪ the model's 16 most frequent samples ∪ the GNN's top 32 (spec §2.3),
+in that order. `inject` is the only way a proposal reaches the abstraction: z3 must prove the clause
+∀-valid (rlimit + timeout; unknown = rejected); rejections are logged with z3's counter-model and
+the proposal's source, and every injected clause remembers its source.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ log = logging.getLogger(__name__)
 
 Candidate = tuple[tuple[str, bool], ...]  # (SMT-LIB literal text, polarity): a disjunction
 VERIFY_TIMEOUT_MS = 1000  # spec §2.3: 1 s per verification
+SOURCES = ("template", "lm", "gnn")
 
 
 @dataclass
@@ -83,25 +88,38 @@ def _reinstantiate_signed(text: str, mapping: dict[int, int]) -> str:
 
 @dataclass
 class NeuroPredictor:
-    """Template library + GNN scorer; `inject` verifies and adds ≤ limit clauses per iteration."""
+    """Template library + autoregressive model + GNN scorer; `inject` verifies and adds ≤ limit
+    clauses per iteration."""
     library: list[Solved] = field(default_factory=list)
     scorer: object | None = None  # gnn.ClauseScorer
+    lm: object | None = None  # tautology_lm.TautologyLM
     gnn_top: int = 32  # spec §2.3: top-K_gnn = 32 candidates
+    lm_keep: int = 16  # spec §2.3: 16 sequences (here the most frequent of 32 samples)
     log: list[dict] = field(default_factory=list)
+    malformed: int = 0  # model samples that were no clause (never verified, never injected)
     _queue: dict = field(default_factory=dict)
 
-    def proposals(self, spec: Spec) -> list[Candidate]:
-        """Template transfer first (nearest same-template member), then the GNN's ranking."""
-        out: list[Candidate] = []
+    def proposals(self, spec: Spec) -> list[tuple[Candidate, str]]:
+        """(candidate, source): template transfer (nearest same-template member), the model's samples,
+        the GNN's ranking; a candidate proposed twice keeps its first source."""
+        out: list[tuple[Candidate, str]] = []
         key = template(spec)
         members = [s for s in self.library if s.template == key]
         if members:
             target = spec.constants()
             nearest = min(members, key=lambda s: sum(abs(a - b) for a, b in zip(s.constants, target)))
-            out += transfer(nearest, spec)
+            out += [(c, "template") for c in transfer(nearest, spec)]
+        if self.lm is not None:
+            from proceedings.neurosyntheos.tautology_lm import sample
+            clauses, malformed = sample(self.lm, spec, keep=self.lm_keep)
+            self.malformed += malformed
+            out += [(c, "lm") for c in clauses]
         if self.scorer is not None:
-            out += self.scorer.rank(spec)[: self.gnn_top]
-        return list(dict.fromkeys(out))
+            out += [(c, "gnn") for c in self.scorer.rank(spec)[: self.gnn_top]]
+        first = {}
+        for candidate, source in out:
+            first.setdefault(tuple(sorted(candidate)), (candidate, source))
+        return list(first.values())
 
     def inject(self, state, iteration: int, limit: int, budget) -> tuple[int, int]:
         """Verify queued proposals in order; add up to `limit` valid, new ones. Returns (added, rejected)."""
@@ -110,17 +128,17 @@ class NeuroPredictor:
         queue = self._queue[state.spec.name]
         added = rejected = 0
         while queue and added < limit and not budget.expired():
-            candidate = queue.pop(0)
+            candidate, source = queue.pop(0)
             clause = self._clause(state, candidate)
             if clause is None or state.implied(clause):
                 continue
             verdict = theory.check_valid(theory.clause_formula(clause, state.table()), VERIFY_TIMEOUT_MS)
             if verdict.valid is True:
-                state.add(clause, "predicted", iteration)
+                state.add(clause, "predicted", iteration, source)
                 added += 1
             else:
                 rejected += 1
-                self.log.append({"spec": state.spec.name, "clause": list(candidate),
+                self.log.append({"spec": state.spec.name, "clause": list(candidate), "source": source,
                                  "why": "unknown" if verdict.valid is None else "invalid",
                                  "counter_model": verdict.counter_model})
                 log.info("rejected %s for %s: %s", candidate, state.spec.name, self.log[-1]["why"])

@@ -1,5 +1,5 @@
 """Speed benchmark (issue 23 "Speed"): CPU seconds per bounded-synthesis SMT call by propositions,
-automaton states and bound; z3 validity checks per second; GNN inference and training time per step;
+automaton states and bound; z3 validity checks per second; GNN and tautology-model inference and training time per step;
 peak RSS. CPU seconds, because wall time on a shared machine measures the neighbours."""
 
 from __future__ import annotations
@@ -58,8 +58,21 @@ def gnn_times(steps: int = 20) -> dict:
             "parameters": sum(p.numel() for p in scorer.model.parameters())}
 
 
+def lm_times(steps: int = 20) -> dict:
+    """The autoregressive tautology model: training ms per step on a patrol's exclusions, sampling ms per
+    spec (32 samples)."""
+    from proceedings.neurosyntheos.tautology_lm import sample, train
+    spec = visits((1, 3, 5, 7), 0, 8)
+    clauses = [((f"(= {a} x)", False), (f"(= {b} x)", False)) for a, b in ((1, 3), (1, 5), (3, 5), (5, 7))]
+    (model, _), trained = _cpu(lambda: train([(spec, c) for c in clauses], steps=steps))
+    _, infer = _cpu(lambda: [sample(model, spec) for _ in range(3)])
+    return {"sample_ms_per_spec": round(1000 * infer / 3, 1), "train_ms_per_step": round(1000 * trained / steps, 2),
+            "parameters": sum(p.numel() for p in model.parameters())}
+
+
 def speed_report() -> dict:
-    report = {"synthesis_calls": synthesis_calls(), "z3_validity": validity_rate(), "gnn": gnn_times()}
+    report = {"synthesis_calls": synthesis_calls(), "z3_validity": validity_rate(), "gnn": gnn_times(),
+              "lm": lm_times()}
     report["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     report["load_average"] = os.getloadavg()[0]
     return report
@@ -74,6 +87,8 @@ def markdown(report: dict) -> str:
     z, g = report["z3_validity"], report["gnn"]
     lines += ["", f"z3 validity checks: {z['per_s']}/s CPU ({z['checks']} two-literal clauses, {z['valid']} valid); "
               f"GNN ({g['parameters']} parameters): inference {g['inference_ms_per_step']} ms per ranking, training "
-              f"{g['train_ms_per_step']} ms per step; peak RSS {report['peak_rss_mib']} MiB; "
+              f"{g['train_ms_per_step']} ms per step; tautology model ({report['lm']['parameters']} parameters): "
+              f"{report['lm']['sample_ms_per_spec']} ms per spec (32 samples), training "
+              f"{report['lm']['train_ms_per_step']} ms per step; peak RSS {report['peak_rss_mib']} MiB; "
               f"load average {report['load_average']:.1f}."]
     return "\n".join(lines)

@@ -1,5 +1,5 @@
 """From CEGRES traces to a NeuroSyntheos predictor (paper §3; spec §2.3): trace collection on the
-training split, the template library of final tautology sets, GNN training, and the gate's measure
+training split, the template library of final tautology sets, GNN and tautology-model training, and the gate's measure
 "does the first verified batch imply CEGRES's final set?".
 """
 
@@ -20,9 +20,12 @@ def collect_traces(specs: list[Spec], budget_s: float, max_size: int = 6) -> lis
             for spec in progress_bar(specs, desc="neurosyntheos traces", unit="spec")]
 
 
-def fit_predictor(specs: list[Spec], runs: list[Run], steps: int = 300, seed: int = 0) -> tuple[NeuroPredictor, dict]:
+def fit_predictor(specs: list[Spec], runs: list[Run], steps: int = 300, seed: int = 0,
+                  lm_steps: int = 200) -> tuple[NeuroPredictor, dict]:
     """Template library from the solved training runs; the GNN on their final sets (clauses over
-    the spec's own literals with at most two literals: what the scorer can rank)."""
+    the spec's own literals with at most two literals: what the scorer can rank); the autoregressive
+    model on every clause of every training trace (`lm_steps` = 0: no model)."""
+    from proceedings.neurosyntheos import tautology_lm
     from proceedings.neurosyntheos.gnn import train
     solved = [(spec, run) for spec, run in zip(specs, runs) if run.solved]
     library = [solved_from_trace(spec, run.trace) for spec, run in solved]
@@ -32,11 +35,19 @@ def fit_predictor(specs: list[Spec], runs: list[Run], steps: int = 300, seed: in
                 for spec, run in solved]
     start = time.process_time()
     scorer, losses = train(examples, steps=steps, seed=seed) if examples else (None, [])
+    gnn_cpu_s = time.process_time() - start
+    sequences = [(spec, clause) for spec, run in zip(specs, runs) for clause in solved_from_trace(spec, run.trace).clauses]
+    start = time.process_time()
+    lm, lm_losses = tautology_lm.train(sequences, steps=lm_steps, seed=seed) if sequences and lm_steps else (None, [])
     info = {"train_specs": len(specs), "train_solved": len(solved),
             "train_tautologies": sum(len(run.tautologies) for _, run in solved),
-            "gnn_steps": steps if examples else 0, "gnn_train_cpu_s": round(time.process_time() - start, 3),
-            "gnn_loss_first": losses[0] if losses else None, "gnn_loss_last": losses[-1] if losses else None}
-    return NeuroPredictor(library=library, scorer=scorer), info
+            "gnn_steps": steps if examples else 0, "gnn_train_cpu_s": round(gnn_cpu_s, 3),
+            "gnn_loss_first": losses[0] if losses else None, "gnn_loss_last": losses[-1] if losses else None,
+            "lm_sequences": len(sequences), "lm_steps": lm_steps if lm else 0,
+            "lm_parameters": sum(p.numel() for p in lm.parameters()) if lm else 0,
+            "lm_train_cpu_s": round(time.process_time() - start, 3),
+            "lm_loss_first": lm_losses[0] if lm_losses else None, "lm_loss_last": lm_losses[-1] if lm_losses else None}
+    return NeuroPredictor(library=library, scorer=scorer, lm=lm), info
 
 
 def batch_implies(spec: Spec, predictor: NeuroPredictor, reference: Run, limit: int = 16) -> float:
