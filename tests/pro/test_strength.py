@@ -1,4 +1,4 @@
-"""Matched strength and joint training: full-vocabulary colours, delta calibration, the learnability
+"""Matched strength and joint training: full-vocabulary colours, detection scores, delta calibration, the learnability
 gradient at step 0, the floor against a fading mark, and resume refusing another configuration."""
 
 import copy
@@ -31,6 +31,15 @@ def test_full_vocabulary_policy_colours_a_contexts_top_tokens_like_chance(tiny_w
         green = policy(batch).gather(-1, top) > 0
     same_as_top1 = (green[..., 1:] == green[..., :1]).float().mean().item()
     assert abs(same_as_top1 - 0.5) < 0.1  # chance for a balanced policy is 1/2
+
+
+@pytest.mark.parametrize("output", ["full", "embedding"])
+def test_detection_scores_equal_the_full_policy_output_at_the_observed_tokens(tiny_world, tiny_blocks, output):
+    policy = WatermarkPolicy.for_model(tiny_world[0], PolicyConfig(output=output))
+    batch = tiny_blocks[:4]
+    with torch.no_grad():
+        full = policy(batch)[:, :-1].gather(-1, batch[:, 1:].unsqueeze(-1)).squeeze(-1)  # (B, T-1)
+        assert torch.allclose(policy.token_scores(batch), full, atol=1e-5)
 
 
 @pytest.mark.parametrize("method", ["pro", "kgw-distill"])

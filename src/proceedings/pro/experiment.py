@@ -31,13 +31,13 @@ from proceedings.pro.metrics import paired_auc_difference, plot_green_gap, plot_
 from proceedings.pro.policy import PolicyLogitsProcessor
 from proceedings.pro.tiny_world import tiny_model
 from proceedings.pro.training import RunFiles, WatermarkTrainer
+from proceedings.pro.verdict import MERGE_ALPHA, margins, notes, verdict
 
 log = logging.getLogger(__name__)
 
 CLAIM = ("A watermark policy trained jointly with the LLM, plus a perturbation-aware regularizer, is "
          "detected at least as well as KGW distillation at equal steps without worse perplexity, and "
          "keeps a higher AUC after a 0.5-ratio merge.")
-MERGE_ALPHA = 0.5  # the merge attack the verdict is stated on (paper: a 0.5-ratio merge)
 PAPER = {"tpr_at_1fpr": 0.92, "ppl_reduction_vs_best_prior": 0.205, "auc_merge": 0.87, "baseline_auc_merge": 0.79}
 
 
@@ -155,10 +155,15 @@ def attack_suite(original, blocks, cfg: ExperimentConfig, seed: int) -> dict:
     }
 
 
+NOT_ROW_CODE = ("verdict.py", "cli.py")  # modules whose changes leave every evaluated row as it was
+
+
 def _row_cache(name: str, cfg: ExperimentConfig, scale: str, seed: int) -> Path:
     """Where a variant's evaluated row is kept: keyed by everything that decides it (its configuration,
-    the evaluation's, the seed and the code of this package), so an unchanged arm is not re-run."""
-    code = hashlib.sha256(b"".join(path.read_bytes() for path in sorted(Path(__file__).parent.glob("*.py"))))
+    the evaluation's, the seed and the code of this package that makes rows), so an unchanged arm is not
+    re-run; the verdict and the CLI do not make rows."""
+    sources = [path for path in sorted(Path(__file__).parent.glob("*.py")) if path.name not in NOT_ROW_CODE]
+    code = hashlib.sha256(b"".join(path.read_bytes() for path in sources))
     fingerprint = json.dumps({"variant": VARIANTS[name], "config": asdict(cfg), "seed": seed,
                               "code": code.hexdigest()}, sort_keys=True, default=str)
     digest = hashlib.sha256(fingerprint.encode()).hexdigest()[:16]
@@ -250,7 +255,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
              f"PRO vs KGW distillation ({scale}, {cfg.train.steps} steps, equal teacher KL)")
     plot_green_gap({name: runs[name]["curve"] for name in ("kgw-distill", "pro")}, out / "green_gap.png",
                    f"Teacher and student green gap per step ({scale})")
-    pro, kgw = {**rows["pro"], **paired_differences(runs["pro"], runs["kgw-distill"], seed)}, rows["kgw-distill"]
+    kgw = rows["kgw-distill"]
+    pro = {**rows["pro"], **paired_differences(runs["pro"], runs["kgw-distill"], seed), **margins(rows["pro"], kgw)}
     checks = verdict(pro, kgw)
     metrics = {**pro, "ablations": {name: rows[name] for name in cfg.ablations},
                "ppl_original_samples": perplexity(original, data.prompts, data.original, data.batch_size),
@@ -265,39 +271,6 @@ def reproduce(scale: str, seed: int = 0) -> Result:
 
 MATCHED_BY = ("equal steps, batches and trained layers; each method's delta calibrated before training so that "
               "KL(teacher || original) = train.target_kl on held-out blocks (per arm: calibration.delta, teacher_kl)")
-GATE_AUC = 0.95  # issue 13: each decoding-time teacher must be detectable before its student is judged
-KL_MATCH = 0.05  # the two teachers' calibrated KLs agree within 5 %
-
-
-def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
-    """Gates (both teachers detectable, both students learnt a mark, strengths matched), then the
-    claim's four conditions on PRO's numbers (`metrics`) against KGW distillation's (`baseline`).
-    With several seeds, the AUC comparisons also need the 95 % seed interval of the paired
-    difference PRO - KGW (`metrics.auc_diff`, `metrics.auc_merge_diff`) to lie at or above 0."""
-    intervals = intervals or {}
-
-    def seed_interval_above_0(path: str, strict: bool) -> bool:
-        """With seeds, the 95 % seed interval of a paired difference lies above 0; one seed: no condition."""
-        if path not in intervals:
-            return True
-        return intervals[path][0] > 0 if strict else intervals[path][0] >= 0
-
-    return {
-        f"gate: KGW-distill's decoding-time teacher AUC >= {GATE_AUC}": baseline["decoding_auc"] >= GATE_AUC,
-        f"gate: PRO's decoding-time teacher AUC >= {GATE_AUC}": metrics["decoding_auc"] >= GATE_AUC,
-        "gate: KGW-distill student's green gap > 0 (95% interval)": baseline["student_gap_low"] > 0,
-        "gate: PRO student's green gap > 0 (95% interval)": metrics["student_gap_low"] > 0,
-        f"matched: teacher KLs within {KL_MATCH:.0%}":
-            abs(metrics["teacher_kl"] - baseline["teacher_kl"]) <= KL_MATCH * baseline["teacher_kl"],
-        "PRO AUC >= KGW-distill AUC (equal steps, equal teacher KL)":
-            metrics["auc"] >= baseline["auc"] and seed_interval_above_0("metrics.auc_diff", strict=False),
-        "PRO TPR@5%FPR >= KGW-distill TPR@5%FPR": metrics["tpr_at_5fpr"] >= baseline["tpr_at_5fpr"],
-        "PRO PPL <= 1.05 x KGW-distill PPL": metrics["ppl"] <= 1.05 * baseline["ppl"],
-        f"PRO AUC after alpha={MERGE_ALPHA} merge > KGW-distill's":
-            metrics["auc_merge"] > baseline["auc_merge"] and seed_interval_above_0("metrics.auc_merge_diff", strict=True),
-    }
-
-
 def final_strength(model, original, detector: Detector, blocks, delta: float) -> dict:
     """On held-out text after training: the teacher's KL and green gap under the final watermark, and the
     student's green gap (mean over sequences, 95 % t-interval) and z per token."""
@@ -336,11 +309,3 @@ def decoding_teacher(original, detector: Detector, data: EvalSet) -> dict:
 def peak_rss_gib() -> float:
     """Peak resident memory of this process so far (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-
-
-def notes(checks: dict) -> str:
-    failed = [rule for rule, holds in checks.items() if not holds]
-    if not failed:
-        return "Every condition of the claim holds at this scale."
-    return ("Not reproduced at this scale: " + "; ".join(failed) + ". See src/proceedings/pro/README.md "
-            "('What falls short') for the reasons we measured.")

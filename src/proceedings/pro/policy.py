@@ -102,11 +102,13 @@ class WatermarkPolicy(nn.Module):
 
     def token_scores(self, input_ids: torch.Tensor) -> torch.Tensor:
         """(B, T-1) score M(context_t)[x_{t+1}] of each observed next token (what detection reads)."""
-        out = self._direction(input_ids[:, :-1])  # (B, T-1, width)
-        target = input_ids[:, 1:]
+        context, target = input_ids[:, :-1], input_ids[:, 1:]
         if self.config.output == "embedding":
+            out = self._direction(context)  # (B, T-1, F)
             return torch.tanh((out * self.encoder.table[target]).sum(-1))
-        return torch.tanh(out.gather(-1, target.unsqueeze(-1)).squeeze(-1))
+        # only the observed token's row of the |V|-wide last layer: O(hidden) per token, not O(hidden |V|)
+        hidden, last = self.mlp[:-1](self.encoder(context)), self.mlp[-1]  # (B, T-1, hidden)
+        return torch.tanh((hidden * last.weight[target]).sum(-1) + last.bias[target])
 
 
 class PolicyLogitsProcessor:
