@@ -49,6 +49,29 @@ def test_untrained_and_trained_drafters_emit_exactly_the_greedy_tokens(setting, 
             assert speculative_decode(target, proposer, prompt, 19, 3, eos_token_id=eos).tokens == with_eos
 
 
+def test_every_decoding_forward_reads_only_its_new_tokens_on_the_kv_cache(setting):
+    """The cache is reused: after the prefill, a verification forward sees exactly [last token, drafts] on a cache
+    holding every committed token but the last, and plain decoding one token per forward."""
+    target, _, drafters = setting
+    calls = []
+    hook = target.register_forward_pre_hook(
+        lambda module, args, kwargs: calls.append((kwargs["input_ids"].shape[1], kwargs["cache"].get_seq_length())),
+        with_kwargs=True)
+    prompt = pattern_prompts(1, 10, VOCAB, seed=14)[0]
+    try:
+        plain = autoregressive_decode(target, prompt, 12)
+        assert calls == [(10, 0)] + [(1, 10 + i) for i in range(11)]
+        calls.clear()
+        trace = speculative_decode(target, DrafterProposer(drafters["eagle3"][1], target), prompt, 19, 3)
+    finally:
+        hook.remove()
+    assert calls[0] == (10, 0) and trace.tokens[:12] == plain.tokens
+    committed = 11
+    for (new, cached), drafted, accepted in zip(calls[1:], trace.extras["drafted"], trace.extras["accepted"], strict=True):
+        assert (new, cached) == (drafted + 1, committed - 1)
+        committed += accepted + 1
+
+
 def test_training_lowers_the_loss_and_trained_drafters_get_more_drafts_right(setting):
     target, sequences, drafters = setting
     for method, (untrained, trained, record) in drafters.items():

@@ -10,7 +10,7 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.peagle.data import TinyTargetConfig, greedy_continuations, pattern_prompts, tiny_target
 from proceedings.peagle.drafter import init_drafter
 from proceedings.peagle.target import draft_vocabulary, extract_features
-from proceedings.peagle.training import TrainConfig, train_drafter
+from proceedings.peagle.training import TrainConfig, learning_rate, train_drafter, training_progress
 
 LAYERS = (1, 2, 3)
 
@@ -47,3 +47,16 @@ def test_sigterm_checkpoints_and_the_resumed_run_reproduces_the_uninterrupted_lo
     assert resumed.losses == pytest.approx(straight.losses, abs=1e-6)
     with pytest.raises(ProceedingsError, match="another training run"):
         train_drafter(fresh(), sequences, TrainConfig(steps=30, sequences_per_step=2), checkpoint=path)
+
+
+def test_a_cpu_second_budget_ends_training_once_spent_with_the_schedule_run_over_it():
+    target = tiny_target()
+    prompts = pattern_prompts(4, 10, TinyTargetConfig().vocab, seed=22)
+    sequences = extract_features(target, [(s, 10) for s in greedy_continuations(target, prompts, 14)], LAYERS)
+    drafter = init_drafter(target, "peagle", 1, 4, draft_vocabulary(sequences, 40, TinyTargetConfig().vocab), LAYERS)
+    cfg = TrainConfig(steps=100_000, sequences_per_step=2, lr=3e-3, partitions=2, cpu_seconds=0.5)
+    record = train_drafter(drafter, sequences, cfg)
+    per_step = record.cpu_s / record.steps
+    assert 2 < record.steps < 100_000 and 0.5 <= record.cpu_s < 0.5 + 3 * per_step
+    assert training_progress(cfg, 10, 0.25) == 0.5  # the CPU-seconds, not the step cap, set the pace
+    assert learning_rate(cfg, 0.02) == pytest.approx(3e-3) and learning_rate(cfg, 0.999) < 1e-7

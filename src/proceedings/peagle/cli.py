@@ -15,6 +15,7 @@ The whole comparison (data, features, both drafters, benchmark, verdict) runs as
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 from rich.console import Console
@@ -136,7 +137,9 @@ def train(features: Path = typer.Option(..., help="Directory written by `extract
           target: str = TARGET, layers: int = typer.Option(1, help="Drafter decoder layers (the paper: 4)."),
           k_train: int = typer.Option(8, help="P-EAGLE parallel positions / EAGLE-3 training-time-test steps."),
           draft_vocab: int = typer.Option(8192, help="Draft vocabulary V_d: the most frequent response tokens."),
-          steps: int = typer.Option(200, help="Optimiser steps."), lr: float = typer.Option(1e-3, help="Peak learning rate."),
+          steps: int = typer.Option(200, help="Optimiser steps (with --cpu-seconds: the most steps)."),
+          cpu_seconds: Optional[float] = typer.Option(None, help="Train for this many CPU-seconds (to match two "
+                                                      "drafters on compute); the schedule runs over them."), lr: float = typer.Option(1e-3, help="Peak learning rate."),
           sequences_per_step: int = typer.Option(2, help="Sequences per optimiser step."),
           partitions: int = typer.Option(2, help="P-EAGLE: segments per sequence (gradient accumulated inside it)."),
           checkpoint_every: int = typer.Option(25, help="Steps between training checkpoints."),
@@ -153,12 +156,12 @@ def train(features: Path = typer.Option(..., help="Directory written by `extract
     d2t = draft_vocabulary(sequences, draft_vocab, model.config.vocab_size)
     drafter = init_drafter(model, method, layers, k_train, d2t, feature_layers, seed)
     cfg = TrainConfig(steps=steps, sequences_per_step=sequences_per_step, lr=lr, ttt_steps=k_train,
-                      partitions=partitions, seed=seed)
+                      partitions=partitions, seed=seed, cpu_seconds=cpu_seconds)
     state = out.with_name(out.name + ".train.pt")
     record = train_drafter(drafter, sequences, cfg, progress=f"train {method}", checkpoint=state,
                            checkpoint_every=checkpoint_every)
     if record.interrupted:
-        console.print(f"stopped after step {record.steps} of {steps}; the state is in {state}: run the same "
+        console.print(f"stopped after step {record.steps} ({record.cpu_s:.0f} CPU-s); the state is in {state}: run the same "
                       "command again to resume")
         raise typer.Exit(143)
     save_drafter(drafter, out)

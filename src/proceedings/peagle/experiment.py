@@ -3,7 +3,7 @@
 The paper's headline (abstract): P-EAGLE in vLLM is 1.10-1.36x faster than autoregressive EAGLE-3 on
 the same targets. Here: one target; self-distillation data (the target's own greedy responses); its
 features; an EAGLE-3 drafter (training-time test) and a P-EAGLE drafter (COD sampling, mask hidden
-state) trained on the same sequences in the same order for the same number of steps, with the same
+state) trained on the same sequences in the same order for the same CPU-seconds, with the same
 optimiser, schedule, draft vocabulary, frozen head and layer count; then one benchmark run of plain
 greedy decoding, EAGLE-3 and P-EAGLE at K = 3 and 7 (arms rotated, exact match against greedy).
 The verdict gates first (EAGLE-3 speculation pays off at all here; P-EAGLE learns its depth-0 task as
@@ -31,7 +31,7 @@ from proceedings.peagle.data import TinyTargetConfig, greedy_continuations, moti
 from proceedings.peagle.drafter import Drafter, init_drafter
 from proceedings.peagle.elements import attention_area, cod_sample, parallel_elements, partition
 from proceedings.peagle.proposer import DrafterProposer
-from proceedings.peagle.target import FeatureSequence, draft_vocabulary, extract_features, in_vocabulary
+from proceedings.peagle.target import FeatureSequence, draft_vocabulary, in_vocabulary
 from proceedings.peagle.training import TrainConfig, depth_accuracy, parallel_loss, train_drafter
 
 CLAIM = ("A learnable shared hidden state lets an EAGLE drafter predict all K draft tokens in one forward pass, "
@@ -73,7 +73,7 @@ CONFIGS = {
     "tiny": ExperimentConfig(
         target="tiny", train_prompts=160, eval_prompts=8, bench_prompts=5, response_tokens=32, new_tokens=32,
         draft_vocab=61, layers=1, k_train=8, feature_layers=(1, 2, 3),
-        train=TrainConfig(steps=60, sequences_per_step=4, lr=3e-3, ttt_steps=7, partitions=2),
+        train=TrainConfig(steps=1000, sequences_per_step=4, lr=3e-3, ttt_steps=7, partitions=2, cpu_seconds=8.0),
         repeats=1, partition_length=256),
     # SmolLM2-135M target, ShareGPT prompts with its own responses (cached), sized to ~10 min warm.
     "small": ExperimentConfig(
@@ -139,8 +139,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         from proceedings.peagle.target import default_feature_layers
         layers = default_feature_layers(target.config.num_hidden_layers)
     with stopwatch() as features_time:
-        train_seqs = extract_features(target, work.train, layers, progress="features")
-        eval_seqs = extract_features(target, work.evaluation, layers, progress="held-out features")
+        (train_seqs, fresh_train), (eval_seqs, fresh_eval) = (cached_features(target, work.train, layers, "features"),
+                                                              cached_features(target, work.evaluation, layers, "held-out features"))
     d2t = draft_vocabulary(train_seqs, cfg.draft_vocab, target.config.vocab_size)
     drafters, records = {}, {}
     for method, k_train in (("eagle3", cfg.train.ttt_steps), ("peagle", cfg.k_train)):
@@ -148,7 +148,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         records[method] = train_drafter(drafters[method], train_seqs, cfg.train, progress=f"train {method}",
                                         checkpoint=run_directory(cfg, target, work) / f"train-{method}.pt")
         if records[method].interrupted:
-            raise ProceedingsError(f"stopped while training {method} (step {records[method].steps} of {cfg.train.steps} "
+            raise ProceedingsError(f"stopped while training {method} (step {records[method].steps}, {records[method].cpu_s:.0f} CPU-s "
                                    "checkpointed); run the same command again to resume")
     accuracy = {m: depth_accuracy(d, eval_seqs, max(cfg.ks)) for m, d in drafters.items()}
     grad_diff, area_ratio = partition_check(drafters["peagle"], train_seqs, cfg)
@@ -158,7 +158,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     looping = looping_prompts(bench)
     arms = {name: arm_numbers(bench, name, costs.seconds, looping) for name in bench.arms}
     metrics = method_numbers("peagle", arms, accuracy, records, cfg)
-    baseline = {"name": f"autoregressive EAGLE-3 drafter (same data, order, steps, optimiser, V_d, head, {cfg.layers} layer(s))",
+    baseline = {"name": f"autoregressive EAGLE-3 drafter (same data, order, CPU-seconds, optimiser, V_d, head, {cfg.layers} layer(s))",
                 **method_numbers("eagle3", arms, accuracy, records, cfg)}
     drafter_arms = [a for a in arms if a.startswith(("eagle3-", "peagle-"))]
     metrics.update(lookup_numbers(arms, cfg))
@@ -167,7 +167,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         "partition_grad_max_diff": grad_diff, "partition_area_ratio": area_ratio,
         "cost_model_max_rel_error": max(abs(arms[a]["speedup"] / arms[a]["predicted_speedup"] - 1) for a in drafter_arms),
         "projected_ratio_c015": projected_ratio(arms, max(cfg.ks), costs.ratios()),
-        "features_tokens_per_s": sum(len(s.tokens) for s in train_seqs + eval_seqs) / features_time.wall_s,
+        "features_tokens_per_s": sum(len(s.tokens) for s in train_seqs + eval_seqs) / features_time.wall_s
+        if fresh_train and fresh_eval else None,  # None: read from the cache
         "draft_vocab_coverage": vocab_coverage(eval_seqs, d2t, target.config.vocab_size),
         "looping_prompts": len(looping),
     })
@@ -178,12 +179,26 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         checks=verdict(metrics, baseline), paper=PAPER,
         paper_source="abstract: 1.10x-1.36x speedup over autoregressive EAGLE-3 (GPT-OSS 120B/20B, Qwen3-Coder 30B, vLLM)",
         predicted={"cost_model_speedup": {a: arms[a]["predicted_speedup"] for a in drafter_arms}},
-        config={**asdict(cfg), "matched": "both drafters: same sequences in the same order, same steps, optimiser, "
-                                          "schedule, draft vocabulary, frozen head rows and layer count",
+        config={**asdict(cfg), "matched": "both drafters: same sequences in the same order, same training CPU-seconds "
+                                          "(train.cpu_seconds; steps differ), optimiser, schedule, draft vocabulary, "
+                                          "frozen head rows and layer count",
                 "forward_cost_ratios": costs.ratios(), "arms": arms},
         seed=seed, notes=notes(arms, metrics, baseline, records, bench, cfg),
         artifacts=[str(p.relative_to(results_root())) for p in artifacts], device="cpu",
     )
+
+
+def cached_features(target, sequences: list[tuple[list[int], int]], layers, desc: str) -> tuple[list[FeatureSequence], bool]:
+    """(features, whether any shard was extracted now): extracted once into shards under
+    $PROCEEDINGS_CACHE/peagle/features/<key> (key: target, layers, tokens) and read back on later runs; a stopped
+    extraction resumes at its next shard."""
+    from proceedings.peagle.target import FEATURES_FORMAT, extract_feature_shards, load_feature_shards, target_hash
+
+    text = json.dumps([target_hash(target), list(layers), sequences, FEATURES_FORMAT])
+    directory = cache_root() / "peagle" / "features" / hashlib.sha256(text.encode()).hexdigest()[:16]
+    before = len(list(directory.glob("shard-*.safetensors")))
+    paths = extract_feature_shards(target, sequences, layers, directory, progress=desc)
+    return load_feature_shards(directory, target)[0], len(paths) > before
 
 
 def run_directory(cfg: ExperimentConfig, target, work: Workload) -> Path:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -64,15 +65,27 @@ def extract_features(target, sequences: Sequence[tuple[Sequence[int], int]], fea
                                f"{target.config.num_hidden_layers}-layer target")
     device = next(target.parameters()).device
     out = []
-    with torch.inference_mode():
+    with torch.inference_mode(), head_input(target) as final:
         for tokens, prompt_len in progress_bar(sequences, desc=progress or "features", disable=progress is None):
             ids = torch.tensor([list(tokens)], device=device)
             result = target(input_ids=ids, output_hidden_states=True)
-            final = target.model.norm(result.hidden_states[-1])[0]
             features = torch.cat([result.hidden_states[i][0] for i in feature_layers], -1)
-            out.append(FeatureSequence(ids[0].cpu(), prompt_len, features.half().cpu(), final.half().cpu(),
+            out.append(FeatureSequence(ids[0].cpu(), prompt_len, features.half().cpu(), final.pop()[0].half().cpu(),
                                        result.logits[0].argmax(-1).cpu()))
     return out
+
+
+@contextmanager
+def head_input(target):
+    """Collects what the target's LM head reads (its final normed hidden state, (1, L, H) per forward): the loss
+    target is recomputed from exactly that. (transformers 5 already returns hidden_states[-1] normed, so
+    normalising it again would train the drafter on another distribution than the target's.)"""
+    seen: list[torch.Tensor] = []
+    hook = target.get_output_embeddings().register_forward_pre_hook(lambda module, args: seen.append(args[0]))
+    try:
+        yield seen
+    finally:
+        hook.remove()
 
 
 def draft_vocabulary(sequences: Sequence[FeatureSequence], size: int, target_vocab: int) -> torch.Tensor:
@@ -95,6 +108,7 @@ def in_vocabulary(draft_to_target: torch.Tensor, target_vocab: int) -> torch.Ten
 
 
 SHARD_FIELDS = ("tokens", "features", "final_hidden", "argmax")
+FEATURES_FORMAT = 2  # 2: final_hidden is the LM head's input (format 1 normalised transformers 5's already normed state again)
 
 
 def save_feature_shard(path: Path | str, sequences: Sequence[FeatureSequence]) -> Path:
@@ -130,10 +144,10 @@ def extract_feature_shards(target, sequences: Sequence[tuple[Sequence[int], int]
 
     directory = Path(directory)
     meta = {"target_hash": target_hash(target), "feature_layers": list(feature_layers), "sequences": len(sequences),
-            "shard_size": shard_size}
+            "shard_size": shard_size, "format": FEATURES_FORMAT}
     index = directory / "features.json"
     if index.exists() and json.loads(index.read_text()) != meta:
-        raise ProceedingsError(f"'{directory}' holds features of another target, layer set or data ({index}); "
+        raise ProceedingsError(f"'{directory}' holds features of another target, layer set, data or format ({index}); "
                                "pass another directory")
     atomic_write_text(index, json.dumps(meta, indent=2) + "\n")
     paths = []
@@ -154,6 +168,9 @@ def load_feature_shards(directory: Path | str, target) -> tuple[list[FeatureSequ
     if not index.exists():
         raise ProceedingsError(f"'{directory}' has no features.json; run `proceedings peagle extract` first")
     meta = json.loads(index.read_text())
+    if meta.get("format") != FEATURES_FORMAT:
+        raise ProceedingsError(f"features in '{directory}' have format {meta.get('format', 1)}, not {FEATURES_FORMAT}; "
+                               "run `proceedings peagle extract` into a new directory")
     if meta["target_hash"] != target_hash(target):
         raise ProceedingsError(f"features in '{directory}' come from target {meta['target_hash']}, not this one "
                                f"({target_hash(target)})")

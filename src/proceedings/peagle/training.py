@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Sequence
 
 import torch
-import torch.nn.functional as F
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.peagle.drafter import Drafter, chain_mask
@@ -35,7 +34,7 @@ TTT_DECAY = 0.8  # EAGLE-3's loss weight per unrolled step
 
 @dataclass(frozen=True)
 class TrainConfig:
-    steps: int
+    steps: int  # optimiser steps; with cpu_seconds, the most steps
     sequences_per_step: int = 4
     lr: float = 3e-4
     warmup: float = 0.02  # fraction of the steps
@@ -45,6 +44,22 @@ class TrainConfig:
     cod_ratio: float = 0.7
     cod_min: float = 0.2
     seed: int = 0
+    cpu_seconds: float | None = None  # train for this many process CPU-seconds (drafters matched on compute)
+
+
+def training_progress(cfg: TrainConfig, step: int, cpu_s: float) -> float:
+    """How far training is, 0..1: by steps, or by CPU-seconds spent when the config sets a budget (whichever
+    is further); the schedule follows it and training ends at 1."""
+    by_steps = step / cfg.steps
+    return by_steps if cfg.cpu_seconds is None else max(by_steps, cpu_s / cfg.cpu_seconds)
+
+
+def learning_rate(cfg: TrainConfig, progress: float) -> float:
+    """Linear warm-up over the first `warmup` of training, then cosine decay to 0."""
+    warm = max(cfg.warmup, 1 / cfg.steps)
+    if progress < warm:
+        return cfg.lr * (progress + 1 / cfg.steps) / warm
+    return cfg.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, (progress - warm) / max(1e-12, 1 - warm))))
 
 
 @dataclass
@@ -60,10 +75,24 @@ class TrainRecord:
     resumed_at: int = 0  # the step this call started from (a checkpoint's; 0: a fresh run)
 
 
-def _kl(drafter: Drafter, seq: FeatureSequence, x: torch.Tensor, target_positions: torch.Tensor) -> torch.Tensor:
-    """KL(p_target || q_draft) per row of the residual stream x against the target at `target_positions`."""
-    p = torch.softmax(seq.final_hidden[target_positions].float() @ drafter.head.T, -1)
-    return (torch.special.xlogy(p, p) - p * torch.log_softmax(drafter.logits(x), -1)).sum(-1)
+@dataclass
+class TargetDistribution:
+    """p_target over the draft vocabulary at every position of one sequence, computed once per sequence (every
+    depth and segment indexes it): softmax of the target's final hidden state through the frozen head rows."""
+
+    probs: torch.Tensor  # (L, V_d)
+    neg_entropy: torch.Tensor  # (L,) sum_v p log p
+
+    @classmethod
+    def of(cls, drafter: Drafter, seq: FeatureSequence) -> "TargetDistribution":
+        with torch.no_grad():
+            log_p = torch.log_softmax(seq.final_hidden.float() @ drafter.head.T, -1)
+            probs = log_p.exp()
+            return cls(probs, (probs * log_p).sum(-1))
+
+    def kl(self, logits: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        """KL(p_target || q_draft) per row of the drafter's logits (n, V_d) against the target at `positions` (n,)."""
+        return self.neg_entropy[positions] - (self.probs[positions] * torch.log_softmax(logits, -1)).sum(-1)
 
 
 def parallel_inputs(drafter: Drafter, seq: FeatureSequence, el: Elements) -> tuple[torch.Tensor, torch.Tensor]:
@@ -76,12 +105,14 @@ def parallel_inputs(drafter: Drafter, seq: FeatureSequence, el: Elements) -> tup
     return hidden, embeddings
 
 
-def parallel_loss(drafter: Drafter, seq: FeatureSequence, el: Elements) -> torch.Tensor:
+def parallel_loss(drafter: Drafter, seq: FeatureSequence, el: Elements,
+                  target: TargetDistribution | None = None) -> torch.Tensor:
     """Sum of weight x KL over the elements with a weight (one forward, the precomputed mask)."""
+    target = target or TargetDistribution.of(drafter, seq)
     hidden, embeddings = parallel_inputs(drafter, seq, el)
     x, _ = drafter(hidden, embeddings, el.positions, el.mask())
     trained = el.weights > 0
-    return (el.weights[trained] * _kl(drafter, seq, x[trained], (el.positions + 1)[trained])).sum()
+    return (el.weights[trained] * target.kl(drafter.logits(x[trained]), (el.positions + 1)[trained])).sum()
 
 
 def chain_outputs(drafter: Drafter, seq: FeatureSequence, steps: int):
@@ -105,24 +136,14 @@ def chain_outputs(drafter: Drafter, seq: FeatureSequence, steps: int):
 
 def chain_loss(drafter: Drafter, seq: FeatureSequence, steps: int, valid: torch.Tensor) -> tuple[torch.Tensor, int]:
     """(sum_d 0.8^d mean KL at depth d / sum_d 0.8^d, elements computed)."""
-    total, weight, elements = torch.zeros(()), 0.0, 0
+    target, total, weight, elements = TargetDistribution.of(drafter, seq), torch.zeros(()), 0.0, 0
     for depth, anchors, x in chain_outputs(drafter, seq, steps):
         elements += len(anchors)
         keep = valid[anchors + 1 + depth]
         if keep.any():
-            total = total + TTT_DECAY ** depth * _kl(drafter, seq, x[keep], (anchors + 1 + depth)[keep]).mean()
+            total = total + TTT_DECAY ** depth * target.kl(drafter.logits(x[keep]), (anchors + 1 + depth)[keep]).mean()
             weight += TTT_DECAY ** depth
     return total / max(weight, 1e-12), elements
-
-
-def _schedule(cfg: TrainConfig):
-    warm = max(1, round(cfg.warmup * cfg.steps))
-
-    def factor(step: int) -> float:
-        if step < warm:
-            return (step + 1) / warm
-        return 0.5 * (1 + math.cos(math.pi * (step - warm) / max(1, cfg.steps - warm)))
-    return factor
 
 
 def sequence_loss_backward(drafter: Drafter, seq: FeatureSequence, cfg: TrainConfig, valid: torch.Tensor,
@@ -130,9 +151,9 @@ def sequence_loss_backward(drafter: Drafter, seq: FeatureSequence, cfg: TrainCon
     """Forward + backward of one sequence (P-EAGLE: segment by segment); returns (loss, elements)."""
     if drafter.parallel:
         kept = cod_sample(valid, drafter.cfg.k_train, cfg.cod_ratio, cfg.cod_min, generator)
-        loss_value, elements = 0.0, 0
+        loss_value, elements, target = 0.0, 0, TargetDistribution.of(drafter, seq)
         for part in partition(parallel_elements(kept, len(seq.tokens)), cfg.partitions):
-            loss = parallel_loss(drafter, seq, part)
+            loss = parallel_loss(drafter, seq, part, target)
             (loss * scale).backward()
             loss_value += float(loss.detach())
             elements += len(part)
@@ -160,17 +181,17 @@ class StopOnSignal:
             signal.signal(sig, handler)
 
 
-def _save_training(path: Path, step: int, drafter: Drafter, optimizer, scheduler, generator, record: TrainRecord,
+def _save_training(path: Path, step: int, drafter: Drafter, optimizer, generator, record: TrainRecord,
                    cfg: TrainConfig) -> None:
     from proceedings.core.runtime import save_checkpoint
 
     save_checkpoint(path, {"step": step, "config": asdict(cfg), "drafter_config": drafter.cfg.to_dict(),
                            "drafter": drafter.state_dict(), "optimizer": optimizer.state_dict(),
-                           "scheduler": scheduler.state_dict(), "generator": generator.get_state(),
+                           "generator": generator.get_state(),
                            "record": asdict(record)})
 
 
-def _resume_training(path: Path, drafter: Drafter, optimizer, scheduler, generator, cfg: TrainConfig) -> tuple[int, TrainRecord]:
+def _resume_training(path: Path, drafter: Drafter, optimizer, generator, cfg: TrainConfig) -> tuple[int, TrainRecord]:
     """(first step to run, record so far) from `path`, or (0, a fresh record) when there is no checkpoint yet."""
     from proceedings.core.runtime import load_checkpoint
 
@@ -182,7 +203,6 @@ def _resume_training(path: Path, drafter: Drafter, optimizer, scheduler, generat
                                "differ); delete it or pass another checkpoint path")
     drafter.load_state_dict(state["drafter"])
     optimizer.load_state_dict(state["optimizer"])
-    scheduler.load_state_dict(state["scheduler"])
     generator.set_state(state["generator"])
     return state["step"], TrainRecord(**{**state["record"], "interrupted": False, "resumed_at": state["step"]})
 
@@ -190,12 +210,13 @@ def _resume_training(path: Path, drafter: Drafter, optimizer, scheduler, generat
 def train_drafter(drafter: Drafter, sequences: Sequence[FeatureSequence], cfg: TrainConfig,
                   progress: str | None = None, checkpoint: Path | str | None = None,
                   checkpoint_every: int = 50) -> TrainRecord:
-    """`cfg.steps` optimiser steps over the sequences in a fixed order (the same for every method).
+    """Optimiser steps over the sequences in a fixed order (the same for every method): `cfg.steps` of them, or
+    as many as `cfg.cpu_seconds` of process CPU time buy (then the schedule runs over the CPU-seconds).
 
-    With `checkpoint`, the whole training state (weights, optimiser, schedule, COD sampler, record) is saved
-    atomically every `checkpoint_every` steps, at the end, and when SIGTERM/SIGINT arrives (after the step in
-    progress; the record says `interrupted`); a run with the same path resumes where it stopped and takes
-    exactly the steps an uninterrupted run would have taken."""
+    With `checkpoint`, the whole training state (weights, optimiser, COD sampler, record) is saved atomically
+    every `checkpoint_every` steps, at the end, and when SIGTERM/SIGINT arrives (after the step in progress;
+    the record says `interrupted`); a run with the same path resumes where it stopped and, on a step budget,
+    takes exactly the steps an uninterrupted run would have taken."""
     from proceedings.core.progress import progress_bar
 
     if not sequences:
@@ -204,20 +225,23 @@ def train_drafter(drafter: Drafter, sequences: Sequence[FeatureSequence], cfg: T
     valid = [s.loss_valid(in_vocab) for s in sequences]
     params = drafter.trainable_parameters()
     optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _schedule(cfg))
     generator = torch.Generator().manual_seed(cfg.seed)
     path = None if checkpoint is None else Path(checkpoint)
-    first, record = (0, TrainRecord()) if path is None else _resume_training(path, drafter, optimizer, scheduler,
-                                                                            generator, cfg)
+    step, record = (0, TrainRecord()) if path is None else _resume_training(path, drafter, optimizer, generator, cfg)
     drafter.train()
     wall0, cpu0 = time.perf_counter() - record.wall_s, time.process_time() - record.cpu_s
-    with StopOnSignal() as stop:
-        for step in progress_bar(range(first, cfg.steps), desc=progress or "train", disable=progress is None, unit="step"):
-            _train_step(drafter, sequences, valid, cfg, step, optimizer, scheduler, generator, record, params)
+    with StopOnSignal() as stop, progress_bar(desc=progress or "train", total=None if cfg.cpu_seconds else cfg.steps,
+                                              initial=step, unit="step", disable=progress is None) as bar:
+        while (done := training_progress(cfg, step, record.cpu_s)) < 1:
+            for group in optimizer.param_groups:
+                group["lr"] = learning_rate(cfg, done)
+            _train_step(drafter, sequences, valid, cfg, step, optimizer, generator, record, params)
             record.wall_s, record.cpu_s = time.perf_counter() - wall0, time.process_time() - cpu0
-            done = step + 1
-            if path is not None and (stop.requested or done % checkpoint_every == 0 or done == cfg.steps):
-                _save_training(path, done, drafter, optimizer, scheduler, generator, record, cfg)
+            step += 1
+            bar.update()
+            finished = training_progress(cfg, step, record.cpu_s) >= 1
+            if path is not None and (stop.requested or step % checkpoint_every == 0 or finished):
+                _save_training(path, step, drafter, optimizer, generator, record, cfg)
             if stop.requested:
                 record.interrupted = True
                 break
@@ -226,7 +250,7 @@ def train_drafter(drafter: Drafter, sequences: Sequence[FeatureSequence], cfg: T
 
 
 def _train_step(drafter: Drafter, sequences: Sequence[FeatureSequence], valid: list[torch.Tensor], cfg: TrainConfig,
-                step: int, optimizer, scheduler, generator: torch.Generator, record: TrainRecord, params) -> None:
+                step: int, optimizer, generator: torch.Generator, record: TrainRecord, params) -> None:
     """One optimiser step over `cfg.sequences_per_step` sequences (gradient accumulation); a non-finite loss
     stops training before the weights change."""
     ids = [(step * cfg.sequences_per_step + i) % len(sequences) for i in range(cfg.sequences_per_step)]
@@ -243,7 +267,6 @@ def _train_step(drafter: Drafter, sequences: Sequence[FeatureSequence], valid: l
                                "good weights")
     torch.nn.utils.clip_grad_norm_(params, cfg.clip)
     optimizer.step()
-    scheduler.step()
     record.steps += 1
     record.sequences += len(ids)
     record.losses.append(step_loss)
