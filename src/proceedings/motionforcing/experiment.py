@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import resource
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir, results_root
 from proceedings.core.runtime import check_scale, seed_everything
+from proceedings.core.staging import budget_deadline
 from proceedings.motionforcing import evaluators as ev
 from proceedings.motionforcing.baselines import copy_first_frame, direct, direct_loss, direct_net, matched_direct_width
 from proceedings.motionforcing.conditions import mask
@@ -121,14 +120,9 @@ class Arms:
     logs: dict[str, TrainLog]
 
 
-def _deadline() -> float | None:
-    minutes = os.environ.get(BUDGET_ENV)
-    return time.time() + 60 * float(minutes) if minutes else None
-
-
 def train_arms(cfg: ExperimentConfig, data: ClipSet, seed: int, folder: Path | None = None) -> Arms:
     """Every network, each from the same seed, on the same (seed, step) batches; checkpointed in the run folder."""
-    folder, deadline, logs = folder or run_folder(cfg, seed), _deadline(), {}
+    folder, deadline, logs = folder or run_folder(cfg, seed), budget_deadline(BUDGET_ENV), {}
     T = cfg.frames
     direct_steps = cfg.steps_stage1 + cfg.steps_stage2  # B1 gets MF's total optimiser steps
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import torch
 
-from proceedings.core.errors import ProceedingsError
 from proceedings.core.progress import progress_bar
 from proceedings.core.runtime import load_checkpoint, save_checkpoint
+from proceedings.core.staging import Paused, past_deadline, pause_message
 
 
 @dataclass
@@ -34,10 +34,6 @@ class TrainLog:
     losses: list[float] = field(default_factory=list)
     wall_s: float = 0.0
     cpu_s: float = 0.0
-
-
-class Paused(ProceedingsError):
-    """A staged run reached its time budget; its checkpoint is saved and re-running resumes it."""
 
 
 def train(model: torch.nn.Module, loss_fn: Callable[[torch.nn.Module, Any], torch.Tensor],
@@ -66,14 +62,14 @@ def train(model: torch.nn.Module, loss_fn: Callable[[torch.nn.Module, Any], torc
             log.losses.append(float(loss.detach()))
             bar.update()
             done = step + 1
-            late = deadline is not None and time.time() > deadline and done < end
+            late = past_deadline(deadline) and done < end
             if checkpoint and (late or done == end or (cfg.checkpoint_every and done % cfg.checkpoint_every == 0)):
                 log_state = {"losses": log.losses, "wall_s": log.wall_s + time.perf_counter() - wall0,
                              "cpu_s": log.cpu_s + time.process_time() - cpu0}
                 save_checkpoint(checkpoint, {"model": model.state_dict(), "optimiser": opt.state_dict(),
                                              "step": done, "log": log_state})
             if late and checkpoint:
-                raise Paused(f"{desc}: time budget reached at step {done}/{end}; run the same command again to resume")
+                raise Paused(pause_message(desc, done, end))
     log.wall_s += time.perf_counter() - wall0
     log.cpu_s += time.process_time() - cpu0
     model.eval()

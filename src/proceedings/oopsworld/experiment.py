@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
@@ -24,12 +23,13 @@ import numpy as np
 from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir
 from proceedings.core.runtime import atomic_write_text, check_scale, set_threads, stopwatch
+from proceedings.core.staging import Paused, budget_deadline
 from proceedings.oopsworld.data import build_episodes
 from proceedings.oopsworld.evaluate import (frozen_first_frame, generate, generate_from_gt, gt_videos, score_videos)
 from proceedings.oopsworld.generator import ChunkGenerator, GeneratorConfig
 from proceedings.oopsworld.metrics import paired_bootstrap_ci
 from proceedings.oopsworld.probes import SchemaReaders
-from proceedings.oopsworld.training import (DistillConfig, Paused, TrainConfig, segment_data, snapshot, train_distill,
+from proceedings.oopsworld.training import (DistillConfig, TrainConfig, segment_data, snapshot, train_distill,
                                             train_forcing)
 
 CLAIM = ("Operation-conditioned decoupled distillation (student: operation prompt + own history; teacher: target-"
@@ -91,7 +91,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     timings = _ledger(folder)
     with _timed(timings, "train_data", folder):
         data = training_data(config)
-    deadline, started = _deadline(), time.time()
+    deadline, started = budget_deadline(BUDGET_ENV), time.time()
     arms, losses = train_arms(config, data, timings, folder, deadline)
     if deadline is not None and time.time() - started > BENCHMARK_AFTER_S:  # else the benchmark gets a piece of its own
         raise Paused(f"oopsworld {scale}: training finished in this piece; run the same command again for the benchmark")
@@ -114,11 +114,6 @@ def run_folder(config: Config, scale: str) -> Path:
     """Where a staged run keeps its checkpoints and time ledger: one folder per (scale, config)."""
     key = hashlib.sha1(json.dumps(asdict(config), sort_keys=True, default=str).encode()).hexdigest()[:10]
     return cache_root() / "oopsworld" / "runs" / f"{scale}-{key}"
-
-
-def _deadline() -> float | None:
-    minutes = os.environ.get(BUDGET_ENV)
-    return time.time() + 60 * float(minutes) if minutes else None
 
 
 def _ledger(folder: Path | None) -> dict:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import logging
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,16 +22,13 @@ import torch
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.progress import progress_bar
 from proceedings.core.runtime import load_checkpoint, save_checkpoint
+from proceedings.core.staging import Paused, past_deadline, pause_message
 from proceedings.oopsworld.data import Episode
 from proceedings.oopsworld.encoders import TokenBank, minilm, op_words, scene_words, structured_bank, text_bank
 from proceedings.oopsworld.generator import ChunkGenerator, change_weighted_l1
 
 log = logging.getLogger(__name__)
 MAX_SKIPS = 50
-
-
-class Paused(ProceedingsError):
-    """A staged run reached its time budget; its checkpoint is saved and running it again resumes."""
 
 
 @dataclass
@@ -131,13 +127,13 @@ def _loop(model: ChunkGenerator, config: TrainConfig, step_fn, checkpoint: Path 
         sched.step()
         losses.append(float(loss.detach()))
         done = step + 1
-        late = deadline is not None and checkpoint is not None and time.time() > deadline and done < stop
+        late = checkpoint is not None and past_deadline(deadline) and done < stop
         if checkpoint and (late or done % config.checkpoint_every == 0 or done == stop):
             save_checkpoint(checkpoint, {"model": model.state_dict(), "optimizer": opt.state_dict(),
                                          "schedule": sched.state_dict(), "numpy": rng.bit_generator.state,
                                          "torch": torch.get_rng_state(), "step": done, "losses": losses})
         if late:
-            raise Paused(f"{desc}: time budget reached at step {done}/{config.steps}; run the same command again to resume")
+            raise Paused(pause_message(desc, done, config.steps))
     model.eval()
     return losses
 
