@@ -59,7 +59,8 @@ def test_an_invalid_proposal_is_rejected_with_a_counter_model_and_never_injected
     wrong = (("(= x 1)", False), ("(= x 3)", True))  # "x == 1 implies x == 3": false at x = 1
     right = (("(= x 1)", False), ("(= x 3)", False))
     predictor = NeuroPredictor(library=[Solved("unused", [], [])])
-    predictor.proposals = lambda spec: [(wrong, "lm"), (right, "lm")]
+    malformed = (("(= 1 x)", False), ("(+ )", True), ("(= 5 z)", True))  # a sample that is no clause: skipped
+    predictor.proposals = lambda spec: [(wrong, "lm"), (malformed, "lm"), (right, "lm")]
     state = State(spec, list(spec.literals))
     added, rejected = predictor.inject(state, 1, limit=16, budget=Budget(30))
     assert (added, rejected) == (1, 1)
