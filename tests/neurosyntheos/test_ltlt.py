@@ -37,11 +37,21 @@ def test_a_boolean_controller_that_needs_impossible_values_is_refused_and_refine
     assert recheck(spec, run) == []
 
 
-def test_cegres_verdicts_match_the_construction_on_both_families():
-    for spec in (thermostat(2, 0, 3, 0), thermostat(2, 0, 3, 1), visits((1, 3), 0, 4), visits((1, 9), 0, 4)):
+def test_cegres_verdicts_match_the_construction_on_realizable_and_unrealizable_instances():
+    # elevator-3 (realizable) is the shared run below; a lock range holding the lobby makes it unrealizable
+    for spec in (thermostat(2, 0, 3, 0), thermostat(2, 0, 3, 1), visits((1, 3), 0, 4), visits((1, 9), 0, 4),
+                 elevator(2, 1, 1)):
         run = cegres(spec, budget_s=30)
         assert run.verdict == spec.expected, spec.name
         assert recheck(spec, run) == []
+
+
+def test_an_elevator_is_unrealizable_exactly_when_the_lock_range_holds_the_lobby_or_the_top_floor():
+    cases = {(3, 2, 2): "REALIZABLE", (5, 0, 0): "REALIZABLE", (9, 2, 8): "REALIZABLE", (5, 6, 9): "REALIZABLE",
+             (5, 1, 3): "UNREALIZABLE", (5, 5, 9): "UNREALIZABLE", (2, 1, 1): "UNREALIZABLE"}
+    assert {args: elevator(*args).expected for args in cases} == cases
+    with pytest.raises(ProceedingsError, match="floors >= 2"):
+        elevator(1)
 
 
 def test_an_invalid_proposal_is_rejected_with_a_counter_model_and_never_injected():
@@ -49,7 +59,8 @@ def test_an_invalid_proposal_is_rejected_with_a_counter_model_and_never_injected
     wrong = (("(= x 1)", False), ("(= x 3)", True))  # "x == 1 implies x == 3": false at x = 1
     right = (("(= x 1)", False), ("(= x 3)", False))
     predictor = NeuroPredictor(library=[Solved("unused", [], [])])
-    predictor.proposals = lambda spec: [(wrong, "lm"), (right, "lm")]
+    malformed = (("(= 1 x)", False), ("(+ )", True), ("(= 5 z)", True))  # a sample that is no clause: skipped
+    predictor.proposals = lambda spec: [(wrong, "lm"), (malformed, "lm"), (right, "lm")]
     state = State(spec, list(spec.literals))
     added, rejected = predictor.inject(state, 1, limit=16, budget=Budget(30))
     assert (added, rejected) == (1, 1)

@@ -148,12 +148,14 @@ class NeuroPredictor:
         """Map a candidate's literals onto the state's propositions (new input literals are added
         only after validity is proved; new output literals are never invented)."""
         import z3
+        try:  # a malformed literal (the tautology model can write one) makes no clause
+            parsed = [(parse_smt(text, state.spec), pol) for text, pol in candidate]
+        except z3.Z3Exception:
+            return None
+        if not all(z3.is_bool(expr) for expr, _ in parsed):
+            return None
         clause = set()
-        for text, pol in candidate:
-            try:
-                expr = parse_smt(text, state.spec)
-            except z3.Z3Exception:
-                return None
+        for expr, pol in parsed:
             known = state.find(expr)
             if known is not None:
                 clause.add((known, pol))
@@ -161,8 +163,7 @@ class NeuroPredictor:
             names = theory.free_variable_names(expr)
             if any(state.spec.variables.get(n) and state.spec.variables[n].owner == "system" for n in names):
                 return None
-            formula = z3.Or([e if p else z3.Not(e) for e, p in
-                             [(parse_smt(t, state.spec), q) for t, q in candidate]])
+            formula = z3.Or([e if p else z3.Not(e) for e, p in parsed])
             if theory.check_valid(formula, VERIFY_TIMEOUT_MS).valid is not True:
                 return None
             prop = state.intern(expr, "predicted")
