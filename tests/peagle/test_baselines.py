@@ -22,9 +22,9 @@ def test_prompt_lookup_emits_exactly_the_greedy_tokens_and_drafts_the_repeating_
     target = tiny_target()
     taus = []
     for prompt in pattern_prompts(2, 12, TinyTargetConfig().vocab, seed=14):
-        reference = autoregressive_decode(target, prompt, 19).tokens
+        reference = autoregressive_decode(target, prompt, 15).tokens
         for k in (1, 3, 7):
-            trace = speculative_decode(target, PromptLookupProposer(), prompt, 19, k)
+            trace = speculative_decode(target, PromptLookupProposer(), prompt, 15, k)
             assert trace.tokens == reference, k
             taus.append(trace.extras["tau"])
     assert max(taus) > 2.0  # a motif repeated in the prompt is drafted from the prompt itself

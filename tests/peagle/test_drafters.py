@@ -15,6 +15,7 @@ from proceedings.peagle.training import TrainConfig, depth_accuracy, train_draft
 
 LAYERS = (1, 2, 3)
 VOCAB = TinyTargetConfig().vocab
+NEW = 15  # new tokens per decode; the budget cuts the last round short (a draft of fewer than K tokens)
 
 
 @pytest.fixture(scope="module")
@@ -34,19 +35,27 @@ def setting():
     return target, sequences, drafters
 
 
+@pytest.fixture(scope="module")
+def greedy(setting):
+    """(prompt, greedy tokens, an EOS id inside them, greedy tokens stopping at it) for 5 prompts."""
+    target = setting[0]
+    cases = []
+    for prompt in pattern_prompts(5, 10, VOCAB, seed=12):
+        reference = autoregressive_decode(target, prompt, NEW).tokens
+        eos = reference[6]  # an end-of-sequence token inside an accepted block (when drafts are right)
+        cases.append((prompt, reference, eos, autoregressive_decode(target, prompt, NEW, eos_token_id=eos).tokens))
+    return cases
+
+
 @pytest.mark.parametrize("method", ["eagle3", "peagle"])
-def test_untrained_and_trained_drafters_emit_exactly_the_greedy_tokens(setting, method):
+def test_untrained_and_trained_drafters_emit_exactly_the_greedy_tokens(setting, greedy, method):
     target, _, drafters = setting
-    prompts = pattern_prompts(5, 10, VOCAB, seed=12)
     for drafter in drafters[method][:2]:
         proposer = DrafterProposer(drafter, target)
-        for prompt in prompts:
-            reference = autoregressive_decode(target, prompt, 19).tokens  # 19: a cut last round
-            eos = reference[6]  # an end-of-sequence token inside an accepted block (when drafts are right)
-            with_eos = autoregressive_decode(target, prompt, 19, eos_token_id=eos).tokens
+        for prompt, reference, eos, with_eos in greedy:
             for k in (1, 3, 7):
-                assert speculative_decode(target, proposer, prompt, 19, k).tokens == reference, (method, k)
-            assert speculative_decode(target, proposer, prompt, 19, 3, eos_token_id=eos).tokens == with_eos
+                assert speculative_decode(target, proposer, prompt, NEW, k).tokens == reference, (method, k)
+            assert speculative_decode(target, proposer, prompt, NEW, 3, eos_token_id=eos).tokens == with_eos
 
 
 def test_every_decoding_forward_reads_only_its_new_tokens_on_the_kv_cache(setting):

@@ -35,15 +35,15 @@ def test_sigterm_checkpoints_and_the_resumed_run_reproduces_the_uninterrupted_lo
     prompts = pattern_prompts(6, 10, TinyTargetConfig().vocab, seed=21)
     sequences = extract_features(target, [(s, 10) for s in greedy_continuations(target, prompts, 14)], LAYERS)
     d2t = draft_vocabulary(sequences, 40, TinyTargetConfig().vocab)
-    cfg = TrainConfig(steps=12, sequences_per_step=2, lr=3e-3, ttt_steps=3, partitions=2)
+    cfg = TrainConfig(steps=8, sequences_per_step=2, lr=3e-3, ttt_steps=3, partitions=2)
     fresh = lambda: init_drafter(target, method, 1, 4, d2t, LAYERS, seed=0)  # noqa: E731
 
     straight = train_drafter(fresh(), sequences, cfg)
     path = tmp_path / "train.pt"
-    stopped = train_drafter(fresh(), TerminatedAt(sequences, at=5, per_step=2), cfg, checkpoint=path, checkpoint_every=4)
-    assert stopped.interrupted and stopped.steps == 6  # step 5 was under way: it finishes, then the state is saved
-    resumed = train_drafter(fresh(), sequences, cfg, checkpoint=path, checkpoint_every=4)
-    assert not resumed.interrupted and resumed.steps == 12 and resumed.resumed_at == 6
+    stopped = train_drafter(fresh(), TerminatedAt(sequences, at=3, per_step=2), cfg, checkpoint=path, checkpoint_every=3)
+    assert stopped.interrupted and stopped.steps == 4  # step 3 was under way: it finishes, then the state is saved
+    resumed = train_drafter(fresh(), sequences, cfg, checkpoint=path, checkpoint_every=3)
+    assert not resumed.interrupted and resumed.steps == 8 and resumed.resumed_at == 4
     assert resumed.losses == pytest.approx(straight.losses, abs=1e-6)
     with pytest.raises(ProceedingsError, match="another training run"):
         train_drafter(fresh(), sequences, TrainConfig(steps=30, sequences_per_step=2), checkpoint=path)
