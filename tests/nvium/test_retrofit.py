@@ -1,4 +1,6 @@
-"""Retrofit mode on the real SmolLM2-135M: zero-mass exits leave the pretrained model unchanged."""
+"""Retrofit mode: zero-mass exits leave the pretrained model unchanged. The fast tests use a small random
+Llama shaped like SmolLM2 (grouped-query attention, tied embeddings, its RoPE base and norm epsilon); the
+same checks on the real SmolLM2-135M run with the slow tests (loading it costs ~8 CPU-s)."""
 
 import pytest
 import torch
@@ -17,6 +19,7 @@ def retrofitted(smollm2):
     return retrofit_llama(model, SMOLLM2_EXITS, tokenizer="smollm2-135m"), model, tokenizer
 
 
+@pytest.mark.slow  # ~11 CPU-s with the model's loading; test_a_retrofitted_llama_computes_its_logits... is the fast check
 def test_retrofitted_smollm2_has_the_pretrained_logits(retrofitted):
     ours, hf, tokenizer = retrofitted
     ids = tokenizer(PROMPTS[0], return_tensors="pt").input_ids
@@ -28,7 +31,7 @@ def test_retrofitted_smollm2_has_the_pretrained_logits(retrofitted):
     assert out.log_weights[..., :-1].exp().max().item() < 1e-12  # zero-mass initialisation
 
 
-@pytest.mark.slow  # ~6 s; the pretrained-logits test above is the fast check of the same equivalence
+@pytest.mark.slow  # ~6 s; test_a_retrofitted_llama_computes_its_logits... is the fast check of the same equivalence
 def test_retrofitted_smollm2_reproduces_the_greedy_output_for_three_prompts(retrofitted):
     ours, hf, tokenizer = retrofitted
     for prompt in PROMPTS:
@@ -37,6 +40,7 @@ def test_retrofitted_smollm2_reproduces_the_greedy_output_for_three_prompts(retr
         assert FullDepthSampler(ours).greedy(ids[0].tolist(), 6) == expected
 
 
+@pytest.mark.slow  # ~3 CPU-s; test_a_retrofit_with_trained_exits_and_fitted_gates_still_samples_exactly is the fast check
 def test_deferred_sampling_on_a_real_model_matches_the_full_depth_reference(retrofitted):
     ours, _, tokenizer = retrofitted
     with torch.no_grad():  # open the gates so that the shallow exits are really taken
@@ -54,22 +58,36 @@ def test_deferred_sampling_on_a_real_model_matches_the_full_depth_reference(retr
                 gate.bias.fill_(-30.0)
 
 
-def test_models_these_layers_cannot_compute_are_refused(smollm2):
-    config = smollm2[0].config.__class__(**smollm2[0].config.to_dict())
-    config.attention_bias = True
-    with pytest.raises(ProceedingsError, match="without attention/MLP biases"):
-        config_from_llama(config, SMOLLM2_EXITS, "smollm2-135m")
-    with pytest.raises(ProceedingsError, match="must end at the last layer"):
-        config_from_llama(smollm2[0].config, (8, 15, 23), "smollm2-135m")
-
-
-def tiny_llama():
+def tiny_llama(**overrides):
+    """A random 4-layer Llama with SmolLM2's shape: grouped-query attention and tied embeddings."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=4, num_attention_heads=4,
-                         num_key_value_heads=2, max_position_embeddings=256, tie_word_embeddings=True)
+    config = LlamaConfig(**{"vocab_size": 64, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 4,
+                            "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 256,
+                            "tie_word_embeddings": True, **overrides})
     return LlamaForCausalLM(config).eval()
+
+
+def test_a_retrofitted_llama_computes_its_logits_with_zero_mass_exits():
+    hf = tiny_llama(rope_theta=100000.0, rms_norm_eps=1e-5)  # SmolLM2's RoPE base and epsilon, not the defaults
+    ours = retrofit_llama(hf, (1, 2, 3, 4), tokenizer="tiny")
+    ids = torch.randint(0, 64, (2, 40), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        out, reference = ours(ids), hf(ids).logits
+    assert (out.exit_logits[-1] - reference).abs().max().item() < 1e-4
+    mixture = mixture_log_probs(out.exit_logits, out.log_weights)
+    assert (mixture - reference.log_softmax(-1)).abs().max().item() < 1e-4
+    assert out.log_weights[..., :-1].exp().max().item() < 1e-12  # zero-mass initialisation
+
+
+def test_models_these_layers_cannot_compute_are_refused():
+    config = tiny_llama().config
+    with pytest.raises(ProceedingsError, match="must end at the last layer"):
+        config_from_llama(config, (1, 2, 3), "tiny")
+    config.attention_bias = True
+    with pytest.raises(ProceedingsError, match="without attention/MLP biases"):
+        config_from_llama(config, (1, 2, 3, 4), "tiny")
 
 
 def test_training_the_exits_improves_them_and_changes_nothing_else(tmp_path):

@@ -10,24 +10,39 @@ from proceedings.nvium.sampler import DeferredSampler, FullDepthSampler, RandomD
 from tests.nvium.conftest import small_model
 
 PROMPT = [72, 101, 108, 108, 111]
+TOKENS = 150
 
 
-@pytest.mark.parametrize("seed, max_pending", [(0, 16), (1, 16), (2, 3), (3, 1)])
-def test_deferred_sampler_emits_the_reference_tokens_with_shared_draws(routed_model, seed, max_pending):
-    deferred = DeferredSampler(routed_model, max_pending=max_pending).generate(PROMPT, 150, seed=seed)
-    reference = FullDepthSampler(routed_model).generate(PROMPT, 150, seed=seed)
+@pytest.fixture(scope="module")
+def decoded():
+    """decoded(sampler_class, seed, **options) -> (sampler, output) of one run of TOKENS tokens on the routed
+    model, each run made once per module (the samplers keep their caches; nothing here changes the model)."""
+    model, runs = small_model(), {}
+
+    def run(sampler_class, seed, **options):
+        key = (sampler_class, seed, *sorted(options.items()))
+        if key not in runs:
+            sampler = sampler_class(model, **options)
+            runs[key] = sampler, sampler.generate(PROMPT, TOKENS, seed=seed)
+        return runs[key]
+    run.model = model
+    return run
+
+
+@pytest.mark.parametrize("seed, max_pending", [(0, 16), (0, 3), (0, 1), (1, 16)])
+def test_deferred_sampler_emits_the_reference_tokens_with_shared_draws(decoded, seed, max_pending):
+    _, deferred = decoded(DeferredSampler, seed, max_pending=max_pending)
+    _, reference = decoded(FullDepthSampler, seed)
     assert deferred.tokens == reference.tokens
     assert deferred.exits == reference.exits
-    assert len(set(deferred.exits)) == routed_model.config.n_exits  # every exit was exercised
+    assert len(set(deferred.exits)) == decoded.model.config.n_exits  # every exit was exercised
 
 
-def test_caches_after_flush_equal_full_depth_caches(routed_model):
-    deferred, reference = DeferredSampler(routed_model), FullDepthSampler(routed_model)
-    deferred.generate(PROMPT, 200, seed=5)
-    reference.generate(PROMPT, 200, seed=5)
+def test_caches_after_flush_equal_full_depth_caches(decoded):
+    (deferred, _), (reference, _) = decoded(DeferredSampler, 0, max_pending=16), decoded(FullDepthSampler, 0)
     assert sum(n * c for n, c in deferred.chunk_sizes.items()) == sum(reference.chunk_sizes.values())
     for ours, theirs in zip(deferred.caches, reference.caches):
-        assert ours.length == theirs.length == len(PROMPT) + 199
+        assert ours.length == theirs.length == len(PROMPT) + TOKENS - 1
         assert torch.allclose(ours.k[:, :, :ours.length], theirs.k[:, :, :theirs.length], atol=1e-5)
         assert torch.allclose(ours.v[:, :, :ours.length], theirs.v[:, :, :theirs.length], atol=1e-5)
     assert max(deferred.chunk_sizes) > 1  # the deferral really batched positions
@@ -53,10 +68,10 @@ def test_greedy_is_the_argmax_of_the_mixture(routed_model):
     assert argmax.tolist() == tokens
 
 
-def test_cost_model_replays_the_engines_chunk_schedule(routed_model):
-    out = DeferredSampler(routed_model, max_pending=4).generate(PROMPT, 150, seed=2)
-    config = routed_model.config
-    assert simulate_chunks(out.exits, config.exits, config.n_layer, 4) == out.chunk_sizes
+def test_cost_model_replays_the_engines_chunk_schedule(decoded):
+    _, out = decoded(DeferredSampler, 0, max_pending=3)
+    config = decoded.model.config
+    assert simulate_chunks(out.exits, config.exits, config.n_layer, 3) == out.chunk_sizes
 
 
 @pytest.mark.parametrize("temperature", [0.0, -1.0])
@@ -74,9 +89,9 @@ def test_bad_sampler_settings_are_refused(routed_model):
         DeferredSampler(routed_model).generate([], 5)
 
 
-def test_temperature_sharpens_each_exits_distribution(routed_model):
-    cold = DeferredSampler(routed_model).generate(PROMPT, 200, temperature=0.05, seed=0)
-    hot = DeferredSampler(routed_model).generate(PROMPT, 200, temperature=1.0, seed=0)
+def test_temperature_sharpens_each_exits_distribution(decoded):
+    cold = DeferredSampler(decoded.model).generate(PROMPT, TOKENS, temperature=0.05, seed=0)
+    _, hot = decoded(DeferredSampler, 0, max_pending=16)  # temperature 1
     assert len(set(cold.tokens)) < len(set(hot.tokens))
 
 
