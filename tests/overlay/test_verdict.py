@@ -1,5 +1,6 @@
-"""OverLay++'s verdict can fail: the baseline's numbers as the method's, one counterfactual per check;
-the committed records re-judge to their stored checks."""
+"""OverLay++'s verdict can fail: the baseline's numbers as the method's, one counterfactual per check, with
+one seed and with seed intervals of the paired differences; the committed records re-judge to their
+stored checks."""
 
 import json
 from pathlib import Path
@@ -35,8 +36,28 @@ COUNTERFACTUALS = {
 }
 
 
+SEED_INTERVALS = {"metrics.o_miou_gap_medium_hard": [0.04, 0.16], "metrics.sr_r_gap_medium_hard": [0.05, 0.25],
+                  "metrics.sr_e_sparse_bench_gap": [-0.02, 0.04], "metrics.annotate_front_accuracy_gap": [0.3, 0.4],
+                  "metrics.annotate_region_iou_gap": [0.2, 0.3], "metrics.steps_to_reach_sparse_final_fraction": [0.3, 0.6]}
+WITH_SEEDS = {**PASSING, "metrics": {**PASSING["metrics"], "o_miou_gap_ci": {"per_seed": [[0.05, 0.15], [-0.01, 0.1]]}},
+              "intervals": SEED_INTERVALS}
+SEED_COUNTERFACTUALS = {  # (a dotted key cannot be addressed inside `intervals`: replace the whole dict)
+    **COUNTERFACTUALS,
+    "front accuracy": {"intervals": {**SEED_INTERVALS, "metrics.annotate_front_accuracy_gap": [-0.01, 0.4]}},
+    "region IoU": {"intervals": {**SEED_INTERVALS, "metrics.annotate_region_iou_gap": [-0.01, 0.3]}},
+    "O-mIoU > sparse": {"intervals": {**SEED_INTERVALS, "metrics.o_miou_gap_medium_hard": [-0.01, 0.16]}},
+    "SR_R > sparse": {"intervals": {**SEED_INTERVALS, "metrics.sr_r_gap_medium_hard": [0.0, 0.25]}},
+    "dense-trained SR_E >= sparse-trained": {"intervals": {**SEED_INTERVALS, "metrics.sr_e_sparse_bench_gap": [-0.04, 0.04]}},
+    "within 70%": {"intervals": {**SEED_INTERVALS, "metrics.steps_to_reach_sparse_final_fraction": [0.3, 0.75]}},
+}
+
+
 def test_every_check_of_the_verdict_can_fail_alone_and_the_baseline_as_the_method_fails():
     assert audit(verdict, PASSING, COUNTERFACTUALS) == []
+
+
+def test_with_seeds_each_margin_fails_when_its_seed_interval_reaches_the_wrong_side():
+    assert audit(verdict, WITH_SEEDS, SEED_COUNTERFACTUALS) == []
 
 
 def test_an_arm_that_never_reaches_the_target_or_a_naive_rule_that_ties_fails():
@@ -52,4 +73,5 @@ def test_the_committed_records_re_judge_to_their_stored_checks(scale):
     if not path.exists():
         pytest.skip(f"no committed {scale} record yet")
     record = json.loads(path.read_text())
-    assert verdict(record["metrics"], record["baseline"]) == record["checks"]
+    intervals = {path: spread["ci95"] for path, spread in (record.get("seeds") or {}).get("spread", {}).items()}
+    assert verdict(record["metrics"], record["baseline"], intervals or None) == record["checks"]

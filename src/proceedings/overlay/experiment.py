@@ -70,13 +70,14 @@ CONFIGS = {
                              train=TrainConfig(steps=150, batch=32, lr=1e-3, ema=0.99, checkpoint_every=50),
                              probe_steps=200, sample_steps=8),
     # 64x64 canvas, 32x32 training, MiniLM captions, spec §5's channels 24-48-96. Sized to the CPU measured
-    # here (0.83 CPU-s per step at batch 32, 0.014 CPU-s per sample per Euler step): two arms of 400 steps, no
-    # captions ablation; annotate at a 128 canvas, where a 1-px mask error is half as large (README).
+    # here (0.83 CPU-s per step at batch 32, 0.014 CPU-s per sample per Euler step): three arms of 400 steps (the
+    # third is the dense-layouts, short-captions ablation); annotate at a 128 canvas, where a 1-px mask error is half
+    # as large (README).
     "small": ExperimentConfig(train_images=1000, train_size=32, bench_layouts=100, convergence_layouts=48,
                               stats_images=300, annotate_images=60, probe_images=300, encoder="minilm",
                               model=ModelConfig(0, (24, 48, 96)),
                               train=TrainConfig(steps=400, batch=32, lr=1e-3, ema=0.995, checkpoint_every=50),
-                              probe_steps=300, sample_steps=10, ablation=False, annotate_canvas=128, staged=True),
+                              probe_steps=300, sample_steps=10, annotate_canvas=128, staged=True),
     # Full spec §5 numbers (6,000 images, 1,500 steps, 300 benchmark layouts, 20 Euler steps).
     "paper": ExperimentConfig(train_images=6000, train_size=32, bench_layouts=300, convergence_layouts=100,
                               stats_images=1000, annotate_images=500, probe_images=1000, encoder="minilm",
@@ -133,15 +134,38 @@ def annotation_accuracy(cfg: ExperimentConfig, seed: int) -> dict:
     return report
 
 
+ANNOTATE_MODULES = ("pipeline.py", "backends.py", "refine.py", "amodal.py", "annotation_quality.py", "baselines.py")
+NOT_RUN_MODULES = ("experiment.py", "cli.py", "export.py", "viz.py", "layout_files.py", "validate.py")
+ANNOTATE_FIELDS = ("annotate_images", "annotate_canvas")  # E1 (b) only
+ARM_SET_FIELDS = ("ablation",)  # adds an arm; every arm keeps its own stages
+
+
+def _code(names) -> bytes:
+    here = Path(__file__).parent
+    return b"".join(p.read_bytes() for p in sorted(here.glob("*.py")) if p.name in names)
+
+
+def _key(config: dict, code: bytes) -> str:
+    return hashlib.sha1(json.dumps(config, sort_keys=True, default=str).encode() + code).hexdigest()[:12]
+
+
 def run_folder(cfg: ExperimentConfig, scale: str, seed: int) -> Path | None:
-    """Where a staged run keeps its finished stages: named by the configuration and this package's code
-    (every module but experiment.py and cli.py), so a changed setting or method never reuses a stage."""
+    """Where a staged run keeps its finished stages: named by the configuration and the code the data, probes
+    and trainings run (the annotate pipeline's settings and modules key their own stage, annotate_key), so a
+    changed setting or method never reuses a stage and a changed annotate pipeline never retrains an arm."""
     if not cfg.staged:
         return None
     here = Path(__file__).parent
-    code = b"".join(p.read_bytes() for p in sorted(here.glob("*.py")) if p.name not in ("experiment.py", "cli.py"))
-    key = hashlib.sha1(json.dumps(asdict(cfg), sort_keys=True, default=str).encode() + code).hexdigest()[:12]
+    config = {k: v for k, v in asdict(cfg).items() if k not in ANNOTATE_FIELDS + ARM_SET_FIELDS}
+    key = _key(config, _code({p.name for p in here.glob("*.py")} - set(ANNOTATE_MODULES + NOT_RUN_MODULES)))
     return cache_root() / "overlay" / "runs" / f"{scale}-seed{seed}-{key}"
+
+
+def annotate_key(cfg: ExperimentConfig) -> str:
+    """The E1 annotate stage's name: its settings and every module of the run (the pipeline's included)."""
+    here = Path(__file__).parent
+    config = {k: getattr(cfg, k) for k in ANNOTATE_FIELDS + ("encoder", "canvas")}
+    return "e1_annotate-" + _key(config, _code({p.name for p in here.glob("*.py")} - set(NOT_RUN_MODULES)))
 
 
 def stage(folder: Path | None, name: str, compute):
@@ -197,8 +221,6 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     model_config = replace(cfg.model, text_dim=encoder.dim)
     e1_stats = stage(folder, "e1_statistics", lambda: dataset_statistics(cfg, seed))
     check_budget(stop, scale, "E1 statistics")
-    e1_annotate = stage(folder, "e1_annotate", lambda: annotation_accuracy(cfg, seed))
-    check_budget(stop, scale, "E1 annotate")
 
     examples = lambda profile, stream, n, caption: make_examples(  # noqa: E731
         profile, data_seed(seed, stream), n, cfg.train_size, caption, encoder)
@@ -230,6 +252,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         arms[arm], logs[arm] = stage(folder, f"{arm}_evaluated", lambda: evaluate_arm(model, log, cfg, inputs, bench, probes, seed))
         check_budget(stop, scale, f"arm {arm}")
 
+    # E1 annotate runs last: it is cheap, and keyed apart from the arms (annotate_key)
+    e1_annotate = stage(folder, annotate_key(cfg), lambda: annotation_accuracy(cfg, seed))
     hard = np.isin(tier, ["medium", "hard"])
     row = lambda arm: arm_numbers(arms[arm], hard, tier, logs[arm])  # noqa: E731
     dense, sparse = row("dense"), row("sparse")
@@ -248,6 +272,12 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         "annotate_region_iou": e1_annotate["pipeline"]["region_iou"],
         **dense,
         "o_miou_gap_ci": gaps["o_miou"], "sr_r_gap_ci": gaps["sr_r"],
+        # paired differences (dense - sparse, pipeline - naive): with several seeds their seed intervals are the checks'
+        "o_miou_gap_medium_hard": dense["o_miou_medium_hard"] - sparse["o_miou_medium_hard"],
+        "sr_r_gap_medium_hard": dense["sr_r_medium_hard"] - sparse["sr_r_medium_hard"],
+        "sr_e_sparse_bench_gap": dense["sr_e_sparse_bench"] - sparse["sr_e_sparse_bench"],
+        "annotate_front_accuracy_gap": e1_annotate["pipeline"]["front_accuracy"] - e1_annotate["naive"]["front_accuracy"],
+        "annotate_region_iou_gap": e1_annotate["pipeline"]["region_iou"] - e1_annotate["naive"]["region_iou"],
         "steps_to_reach_sparse_final_fraction": min(reached) / cfg.train.steps if reached else None,
         "e1_statistics": e1_stats, "e1_annotate": e1_annotate,
         "ablation_dense_short_captions": row("dense_short") if cfg.ablation else None,
@@ -327,16 +357,37 @@ def _above(interval) -> bool:
 
 
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
-    """Gates (probes read ground truth; both models use their layouts), then issue 28's conditions 2-6."""
+    """Gates (probes read ground truth; both models use their layouts), then issue 28's conditions 2-6.
+
+    One seed: the E2 margins need the paired bootstrap over layouts (lower bound > 0). Several seeds
+    (`intervals`: dotted path -> 95 % seed interval): each comparison needs the seed interval of its
+    paired difference (`metrics.*_gap*`) on the right side - above 0 for "beats", at or above
+    -SPARSE_TOLERANCE for "no worse" - and the convergence share's interval at or below STEP_SHARE."""
     m = {k: _num(v) for k, v in metrics.items() if not isinstance(v, (dict, list))}
     b = {k: _num(v) for k, v in baseline.items() if not isinstance(v, (dict, list)) and k != "name"}
+    seeds = intervals or {}
     lo, hi = DENSE_RANGE
     r_lo, r_hi = RATIO_RANGE
     ge = lambda x, y: _finite(x, y) and x >= y  # noqa: E731
     gt = lambda x, y: _finite(x, y) and x > y  # noqa: E731
     beats_blind = lambda arm: (_finite(arm["sr_e_sparse_bench"], arm["sr_e_sparse_bench_layout_blind"])  # noqa: E731
                                and arm["sr_e_sparse_bench"] - arm["sr_e_sparse_bench_layout_blind"] >= BLIND_MARGIN)
-    reach = m["steps_to_reach_sparse_final_fraction"]
+
+    def seed_low(gap: str, floor: float = 0.0, strict: bool = True) -> bool:
+        """With seeds, the low end of the paired difference's seed interval clears `floor`; one seed: true."""
+        path = f"metrics.{gap}"
+        if not seeds:
+            return True
+        low = _num(seeds[path][0]) if path in seeds else None
+        return (gt if strict else ge)(low, floor)
+
+    def beats(metric: str, gap: str, bootstrap: str) -> bool:
+        """Dense above sparse on the means, and the margin's interval above 0 (bootstrap, or seeds)."""
+        interval = seed_low(gap) if seeds else _above(metrics.get(bootstrap))
+        return gt(m.get(metric), b.get(metric)) and interval
+
+    reach = m.get("steps_to_reach_sparse_final_fraction")
+    reach_interval = seeds.get("metrics.steps_to_reach_sparse_final_fraction", (reach, reach))
     return {
         f"gate: on ground-truth renders the colour probe is >= {PROBE_COLOUR} accurate":
             ge(m["probe_colour_accuracy_gt"], PROBE_COLOUR),
@@ -350,17 +401,20 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
         f"dense/sparse objects ratio in [{r_lo}, {r_hi}]": ge(m["density_ratio"], r_lo) and ge(r_hi, m["density_ratio"]),
         f"caption words ratio >= {WORDS_RATIO}": ge(m["caption_words_ratio"], WORDS_RATIO),
         f"annotate (oracle-noisy) front accuracy >= {FRONT_ACCURACY} and above the naive rule":
-            ge(m["annotate_front_accuracy"], FRONT_ACCURACY) and gt(m["annotate_front_accuracy"], b["naive_front_accuracy"]),
+            ge(m["annotate_front_accuracy"], FRONT_ACCURACY) and gt(m["annotate_front_accuracy"], b["naive_front_accuracy"])
+            and seed_low("annotate_front_accuracy_gap"),
         f"annotate (oracle-noisy) region IoU >= {REGION_IOU} and above the naive rule":
-            ge(m["annotate_region_iou"], REGION_IOU) and gt(m["annotate_region_iou"], b["naive_region_iou"]),
+            ge(m["annotate_region_iou"], REGION_IOU) and gt(m["annotate_region_iou"], b["naive_region_iou"])
+            and seed_low("annotate_region_iou_gap"),
         "overlap bench medium+hard: dense-trained O-mIoU > sparse-trained (paired bootstrap 95 % lower bound > 0)":
-            gt(m["o_miou_medium_hard"], b["o_miou_medium_hard"]) and _above(metrics["o_miou_gap_ci"]),
+            beats("o_miou_medium_hard", "o_miou_gap_medium_hard", "o_miou_gap_ci"),
         "overlap bench medium+hard: dense-trained SR_R > sparse-trained (paired bootstrap 95 % lower bound > 0)":
-            gt(m["sr_r_medium_hard"], b["sr_r_medium_hard"]) and _above(metrics["sr_r_gap_ci"]),
+            beats("sr_r_medium_hard", "sr_r_gap_medium_hard", "sr_r_gap_ci"),
         f"sparse bench: dense-trained SR_E >= sparse-trained SR_E - {SPARSE_TOLERANCE}":
-            ge(m["sr_e_sparse_bench"], _num(b["sr_e_sparse_bench"]) - SPARSE_TOLERANCE if _finite(b["sr_e_sparse_bench"]) else None),
+            ge(m["sr_e_sparse_bench"], b["sr_e_sparse_bench"] - SPARSE_TOLERANCE if _finite(b["sr_e_sparse_bench"]) else None)
+            and seed_low("sr_e_sparse_bench_gap", -SPARSE_TOLERANCE, strict=False),
         f"dense reaches sparse's final O-mIoU within {STEP_SHARE:.0%} of the steps":
-            reach is not None and reach <= STEP_SHARE,
+            reach is not None and _finite(_num(reach_interval[1])) and _num(reach_interval[1]) <= STEP_SHARE,
     }
 
 

@@ -1,5 +1,6 @@
 """The annotate pipeline (spec §2.2): entities -> grounding -> segmentation -> amodal completion ->
-occlusion order -> overlaps -> relation text and captions -> quality filters.
+occlusion order -> amodal completion again, now only under nearer objects -> overlaps -> relation text
+and captions -> quality filters.
 
 Each stage is a back-end (see backends.py); the overlap and order stages are the same code that gives
 the generator its exact records (overlaps.py), run here on estimated masks. Never trust the plan: the
@@ -60,6 +61,33 @@ def depth_order(n: int, fronts: list[tuple[int, int]], visible_fraction: list[fl
     return rank
 
 
+def complete_all(detections: list[Detection], exposed: list[np.ndarray]) -> list[np.ndarray]:
+    """Amodal masks: each detection's shape template; `exposed[k]` are the pixels where nothing could hide
+    object k, so its template may not reach them."""
+    return [complete(d.label.split()[-1], d.box, d.visible, free) for d, free in zip(detections, exposed)]
+
+
+def occlusion_order(ids: list[int], boxes: list, amodal: list[np.ndarray], visible: list[np.ndarray],
+                    size: int) -> list[int]:
+    """Depth ranks from the pairwise fronts (who covers more of the shared region) of these amodal masks."""
+    fraction = [float(v.sum() / max(a.sum(), 1)) for v, a in zip(visible, amodal)]
+    pairs = find_pairs(ids, boxes, amodal, visible, [0] * len(ids), size)
+    return depth_order(len(ids), [(p.front, p.j if p.front == p.i else p.i) for p in pairs if p.region.any()], fraction)
+
+
+def occluders_only(visible: list[np.ndarray], ranks: list[int]) -> list[np.ndarray]:
+    """Per object, the exposed pixels once the depth order is known: all but its own and the nearer objects'
+    visible pixels (spec §2.2 step 5; an object reaching over a farther object's visible pixels would hide them)."""
+    free = []
+    for k, rank in enumerate(ranks):
+        nearer = np.zeros_like(visible[k])
+        for j, other in enumerate(visible):
+            if ranks[j] > rank:
+                nearer |= other
+        free.append(~(nearer | visible[k]))
+    return free
+
+
 def annotate_image(image: np.ndarray, image_id: str, truth: dict | None, backends: Backends, detector=None,
                    segmenter=None, seed: int = 0, encoder=None, refine: bool = True) -> dict:
     """One image's record built from the back-ends' view of it (truth feeds only the oracle back-ends)."""
@@ -88,14 +116,14 @@ def build_record(image_id: str, size: int, detections: list[Detection], backends
     """Amodal completion, occlusion order, overlaps and captions over a set of segmented detections."""
     ids = list(range(len(detections)))
     visible = [d.visible for d in detections]
+    boxes = [d.box for d in detections]
     covered = np.zeros((size, size), bool)
     for v in visible:
         covered |= v
-    amodal = [complete(d.label.split()[-1], d.box, d.visible, ~covered) for d in detections]
+    # First pass: only background bounds a hidden part; its occlusion order then lets only nearer objects hide one.
+    ranks = occlusion_order(ids, boxes, complete_all(detections, [~covered] * len(ids)), visible, size)
+    amodal = complete_all(detections, occluders_only(visible, ranks))
     fraction = [float(v.sum() / max(a.sum(), 1)) for v, a in zip(visible, amodal)]
-    boxes = [d.box for d in detections]
-    first = find_pairs(ids, boxes, amodal, visible, [0] * len(ids), size)
-    ranks = depth_order(len(ids), [(p.front, p.j if p.front == p.i else p.i) for p in first if p.region.any()], fraction)
     pairs = find_pairs(ids, boxes, amodal, visible, ranks, size)  # ties in coverage go to the nearer object
     labels = {k: d.label for k, d in zip(ids, detections)}
     objects = []
