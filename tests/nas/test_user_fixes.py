@@ -76,7 +76,10 @@ def test_edit_takes_a_counterfact_file_and_a_given_rho(invented, tmp_path):
      "--rho 0: the reference norm must be > 0"),
     (["loop-gain", "--model", "tiny", "--rho", "many"], "--rho 'many' is neither a number nor 'auto'"),
 ])
-def test_bad_flags_are_refused_in_one_line(args, message):
+def test_bad_flags_are_refused_in_one_line_before_any_model_loads(args, message, monkeypatch):
+    import proceedings.nas.cli as cli
+
+    monkeypatch.setattr(cli, "_model", lambda *a, **k: pytest.fail("a model was loaded before the flags were checked"))
     shown = _cli(*args)
     assert shown.exit_code != 0
     assert message in str(shown.exception) or message in shown.output

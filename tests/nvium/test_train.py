@@ -72,8 +72,8 @@ def test_a_sigterm_stops_the_whole_family_and_a_rerun_resumes_it(tmp_path, corpu
 
 
 def test_training_lowers_the_mixture_loss(tmp_path, corpus):
-    record = train(small_model(gate_bias=-3.0), corpus, quick(steps=40, lr=1e-2, checkpoint_every=100),
-                   tmp_path / "run", progress=False)
+    record = train(small_model(gate_bias=-3.0), corpus, quick(steps=20, lr=1e-2, checkpoint_every=100),
+                   tmp_path / "run", progress=False)  # 20 steps: the mean NLL falls 2.45 nats (40: 3.14)
     first, last = record.history[0]["nll"], sum(h["nll"] for h in record.history[-5:]) / 5
     assert last < first - 1.0
 

@@ -61,15 +61,18 @@ def _hparams(model, method: str, nas: bool, layers: Optional[str], lam: Optional
 
 
 def _rho(value: str) -> Optional[float]:
-    """--rho: None for 'auto', else the number (checked > 0 by EditHparams)."""
+    """--rho: None for 'auto', else a number > 0; checked before any model loads."""
     from proceedings.core.errors import ProceedingsError
 
     if value == "auto":
         return None
     try:
-        return float(value)
+        rho = float(value)
     except ValueError:
         raise ProceedingsError(f"--rho '{value}' is neither a number nor 'auto'") from None
+    if not rho > 0:
+        raise ProceedingsError(f"--rho {value}: the reference norm must be > 0 (or 'auto')")
+    return rho
 
 
 @app.command("prepare-stats")
@@ -134,8 +137,9 @@ def edit(prompt: Optional[str] = typer.Option(None, help="Prompt with '{}' for t
         raise ProceedingsError("edit needs --prompt, --subject and --target-new, or --requests FILE")
     else:  # checked before the model loads
         requests = [EditRequest(prompt, subject, target_new, target_true, case_id="cli")]
+    nas_rho = _rho(rho)
     lm, tok = _model(model, device)
-    hp = _hparams(lm, method, nas, layers, lam, module_tmp, nas_rho=_rho(rho))
+    hp = _hparams(lm, method, nas, layers, lam, module_tmp, nas_rho=nas_rho)
     prompts = [r.text for r in requests] + list(check)
     before = _complete(lm, tok, prompts)
     record = Editor(lm, tok, hp, corpus=corpus).prepare().edit(requests)
@@ -352,6 +356,7 @@ def loop_gain(model: str = MODEL, method: str = METHOD, preset: Optional[str] = 
         from proceedings.core.errors import ProceedingsError
 
         raise ProceedingsError(f"--scales '{scales}': give two or more comma-separated factors > 0")
+    nas_rho = _rho(rho)
     lm, tok = _model(model, device)
     found = _preset(preset)
     size = batch_size or (found.batch_size if found else 1)
@@ -361,7 +366,7 @@ def loop_gain(model: str = MODEL, method: str = METHOD, preset: Optional[str] = 
             hp, state, params = _run_settings(run, nas)
         else:
             hp = _hparams(lm, method, nas, layers, lam, module_tmp, preset=found.edit_fields() if found else None,
-                          v_num_grad_steps=steps, nas_rho=_rho(rho))
+                          v_num_grad_steps=steps, nas_rho=nas_rho)
         editor = Editor(lm, tok, hp, corpus=corpus)
         if run:
             check_same_run(params, editor, run)
