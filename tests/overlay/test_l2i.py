@@ -54,7 +54,7 @@ def test_training_stopped_at_step_20_and_resumed_equals_an_uninterrupted_40_step
 
 def test_flow_matching_lowers_the_loss_and_sampling_is_seeded():
     data = toy_layouts(32)
-    model, log = train(data, CONFIG, TrainConfig(steps=60, batch=16, lr=3e-3, checkpoint_every=100))
+    model, log = train(data, CONFIG, TrainConfig(steps=40, batch=16, lr=3e-3, checkpoint_every=100))
     assert sum(log.losses[-10:]) < sum(log.losses[:10])
     a, b = sample(model, data.take(slice(0, 4)), steps=4, seed=1), sample(model, data.take(slice(0, 4)), steps=4, seed=1)
     assert torch.equal(a, b) and a.shape == (4, 3, 8, 8) and a.abs().max() <= 1
