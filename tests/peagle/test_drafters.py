@@ -50,12 +50,14 @@ def greedy(setting):
 @pytest.mark.parametrize("method", ["eagle3", "peagle"])
 def test_untrained_and_trained_drafters_emit_exactly_the_greedy_tokens(setting, greedy, method):
     target, _, drafters = setting
-    for drafter in drafters[method][:2]:
+    untrained, trained, _ = drafters[method]
+    for drafter in (untrained, trained):
         proposer = DrafterProposer(drafter, target)
         for prompt, reference, eos, with_eos in greedy:
             for k in (1, 3, 7):
                 assert speculative_decode(target, proposer, prompt, NEW, k).tokens == reference, (method, k)
-            assert speculative_decode(target, proposer, prompt, NEW, 3, eos_token_id=eos).tokens == with_eos
+            if drafter is trained:  # whose drafts get accepted, so the EOS can fall inside an accepted block
+                assert speculative_decode(target, proposer, prompt, NEW, 3, eos_token_id=eos).tokens == with_eos
 
 
 def test_every_decoding_forward_reads_only_its_new_tokens_on_the_kv_cache(setting):
