@@ -38,6 +38,20 @@ def test_a_divergence_found_by_the_audit_breaks_exactness_even_when_the_benchmar
         rule for rule in verdict(**PASSING) if rule.startswith("(1)")]
 
 
+@pytest.mark.parametrize("path, interval, broken", [
+    ("metrics.tau", (1.95, 3.5), ["(2)"]),
+    ("baseline.tau", (1.0, 2.75), ["gate: trained tau", "(3)"]),
+    ("metrics.slot0_acceptance", (0.55, 0.9), ["gate: slot-0"]),
+    ("metrics.tau_halfway", (1.4, 2.0), ["(3)"]),
+    ("metrics.cost_model_max_rel_error", (0.05, 0.2), ["(5)"]),
+])
+def test_with_seeds_each_margin_must_hold_at_the_far_end_of_its_interval(path, interval, broken):
+    failing = [rule for rule, ok in verdict(**PASSING, intervals={path: interval}).items() if not ok]
+    assert [next(prefix for prefix in broken if rule.startswith(prefix)) for rule in failing] == broken
+    value = PASSING[path.split(".")[0]][path.split(".")[1]]
+    assert all(verdict(**PASSING, intervals={path: (value, value)}).values())
+
+
 @pytest.mark.parametrize("scale", ["tiny", "small"])
 def test_the_committed_records_re_judge_to_their_stored_checks(scale):
     path = Path(__file__).parents[2] / "results" / "orthrus" / f"{scale}.json"

@@ -26,6 +26,16 @@ def failed(checks: Mapping[str, bool]) -> list[str]:
     return [rule for rule, holds in checks.items() if not holds]
 
 
+def interval_end(intervals: Mapping[str, Any] | None, path: str, value: float, end: str) -> float:
+    """The end of the 95 % seed interval at dotted `path` that a margin must clear: "low" for a number the
+    check wants large, "high" for one it wants small; `value` itself for a one-seed record (no interval)."""
+    if end not in ("low", "high"):
+        raise ProceedingsError(f"interval end must be 'low' or 'high', not {end!r}")
+    if not intervals or path not in intervals:
+        return value
+    return intervals[path][0 if end == "low" else 1]
+
+
 def with_changes(record: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
     """A deep copy of `record` with the values at dotted paths replaced ("metrics.ablations.x.auc").
 
