@@ -74,11 +74,14 @@ demo: setup
 	@echo "Report written to $(CURDIR)/docs/report.md"
 
 # pytest exits 5 when it collects nothing: not a failure of the code.
+# Two pytest workers (pytest-xdist), one per core; a test file stays on one worker so its module
+# fixtures are built once. TEST_WORKERS=0 runs in-process.
+TEST_WORKERS ?= 2
 test: setup
-	$(PY) -m pytest -q || [ $$? -eq 5 ]
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile || [ $$? -eq 5 ]
 
 test-all: setup
-	$(PY) -m pytest -q -m ''
+	$(PY) -m pytest -q -m '' -n $(TEST_WORKERS) --dist loadfile
 
 # Each system's fast tests must stay under 25 s on one thread: prints the per-system sums.
 test-durations: setup
