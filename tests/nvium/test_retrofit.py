@@ -19,16 +19,22 @@ def retrofitted(smollm2):
     return retrofit_llama(model, SMOLLM2_EXITS, tokenizer="smollm2-135m"), model, tokenizer
 
 
-@pytest.mark.slow  # ~11 CPU-s with the model's loading; test_a_retrofitted_llama_computes_its_logits... is the fast check
-def test_retrofitted_smollm2_has_the_pretrained_logits(retrofitted):
-    ours, hf, tokenizer = retrofitted
-    ids = tokenizer(PROMPTS[0], return_tensors="pt").input_ids
+def _assert_same_logits_with_zero_mass_exits(ours, hf, ids):
+    """The retrofit's last exit and its mixture give the original model's logits; the other exits start
+    with zero mass."""
     with torch.no_grad():
         out, reference = ours(ids), hf(ids).logits
     assert (out.exit_logits[-1] - reference).abs().max().item() < 1e-4
     mixture = mixture_log_probs(out.exit_logits, out.log_weights)
     assert (mixture - reference.log_softmax(-1)).abs().max().item() < 1e-4
     assert out.log_weights[..., :-1].exp().max().item() < 1e-12  # zero-mass initialisation
+
+
+@pytest.mark.slow  # ~11 CPU-s with the model's loading; test_a_retrofitted_llama_computes_its_logits... is the fast check
+def test_retrofitted_smollm2_has_the_pretrained_logits(retrofitted):
+    ours, hf, tokenizer = retrofitted
+    ids = tokenizer(PROMPTS[0], return_tensors="pt").input_ids
+    _assert_same_logits_with_zero_mass_exits(ours, hf, ids)
 
 
 @pytest.mark.slow  # ~6 s; test_a_retrofitted_llama_computes_its_logits... is the fast check of the same equivalence
@@ -73,12 +79,7 @@ def test_a_retrofitted_llama_computes_its_logits_with_zero_mass_exits():
     hf = tiny_llama(rope_theta=100000.0, rms_norm_eps=1e-5)  # SmolLM2's RoPE base and epsilon, not the defaults
     ours = retrofit_llama(hf, (1, 2, 3, 4), tokenizer="tiny")
     ids = torch.randint(0, 64, (2, 40), generator=torch.Generator().manual_seed(0))
-    with torch.no_grad():
-        out, reference = ours(ids), hf(ids).logits
-    assert (out.exit_logits[-1] - reference).abs().max().item() < 1e-4
-    mixture = mixture_log_probs(out.exit_logits, out.log_weights)
-    assert (mixture - reference.log_softmax(-1)).abs().max().item() < 1e-4
-    assert out.log_weights[..., :-1].exp().max().item() < 1e-12  # zero-mass initialisation
+    _assert_same_logits_with_zero_mass_exits(ours, hf, ids)
 
 
 def test_models_these_layers_cannot_compute_are_refused():
