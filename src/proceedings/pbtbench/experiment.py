@@ -8,10 +8,13 @@ the paper's premise), `empty` (the floor) and `cheat` (an attack on the sandbox)
 of the default strategy (examples past every `assume`) is re-measured per bug on fresh seeds too,
 so no check re-reads an admission gate. The paper's LLM comparison needs a capable model behind an
 OpenAI-compatible endpoint (`proceedings pbtbench run --agent openai ...`, `compare`).
+An interrupted reproduction resumes: the reach table and each agent's finished instances are kept under
+a key of everything that decides them (`run_key`), and a changed key starts that part afresh.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -21,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from proceedings.core.results import Result, artifact_dir
-from proceedings.core.runtime import check_scale
+from proceedings.core.runtime import atomic_write_text, check_scale
 from proceedings.pbtbench.agents import make_agent
 from proceedings.pbtbench.problem import Benchmark, Problem
 from proceedings.pbtbench.runner import run_benchmark
@@ -66,15 +69,16 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     out = artifact_dir("pbtbench", scale)
     limits = Limits(wall_s=cfg.wall_s, cpu_s=int(cfg.wall_s))
 
-    table = reach_table(problems, cfg)
+    key = run_key(cfg, seed, problems)
+    table = _kept_reach_table(out / "reach_table.json", key) or reach_table(problems, cfg)
+    atomic_write_text(out / "reach_table.json", json.dumps(table, indent=1) + "\n")
+    atomic_write_text(out / "reach_table.key", key)
     recalls = {}
     for name in cfg.agents + _endpoint_agents():
-        runs_dir = out / "runs" / name
-        shutil.rmtree(runs_dir, ignore_errors=True)  # the runner refuses to overwrite a run folder
+        runs_dir = keyed_folder(out / "runs" / name, key)
         recalls[name] = run_benchmark(make_agent(name, **_endpoint_options(name)), problems, runs_dir,
-                                      runs=cfg.runs_per_agent, jobs=cfg.jobs, limits=limits,
+                                      runs=cfg.runs_per_agent, resume=True, jobs=cfg.jobs, limits=limits,
                                       scoring_seed=cfg.scoring_seed + seed)
-    (out / "reach_table.json").write_text(json.dumps(table, indent=1) + "\n")
     artifacts = [plot_recall(recalls, out / "recall_by_level.png"), plot_reach(table, out / "reach_rates.png")]
     metrics, baseline = measured(problems, recalls, table, cfg, seed)
     return Result(
@@ -84,6 +88,39 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                "measures the benchmark's premise (reference vs default strategies) with real libraries and "
                "real injected bugs, on Hypothesis seeds disjoint from the admission seeds."),
         artifacts=[str(Path(a).relative_to(out.parent.parent)) for a in artifacts], device="cpu")
+
+
+def run_key(cfg: PbtBenchConfig, seed: int, problems: list[Problem]) -> str:
+    """What decides a reproduction's scored runs: the configuration, the seed, every file of every problem
+    (patches, properties, strategies, locks) and the code that solves, runs and scores them."""
+    digest = hashlib.sha256(json.dumps([asdict(cfg), seed], sort_keys=True, default=str).encode())
+    package = Path(__file__).parent
+    code = [p for p in sorted(package.rglob("*.py")) if p.name not in ("experiment.py", "cli.py")
+            and "problems" not in p.relative_to(package).parts]
+    for problem in problems:
+        code += sorted(f for f in problem.root.rglob("*") if f.is_file() and "__pycache__" not in f.parts)
+    for path in code:
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def keyed_folder(folder: Path, key: str) -> Path:
+    """`folder`, kept when an earlier call with the same run key left it (the runner then resumes its
+    unfinished instances), else emptied: a changed problem, seed or scorer never mixes into old runs."""
+    stamp = folder / "reproduce.key"
+    if not (stamp.exists() and stamp.read_text() == key):
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        atomic_write_text(stamp, key)
+    return folder
+
+
+def _kept_reach_table(path: Path, key: str) -> list[dict[str, Any]] | None:
+    """The reach table an earlier call with the same run key measured, else None."""
+    stamp = path.with_suffix(".key")
+    if path.exists() and stamp.exists() and stamp.read_text() == key:
+        return json.loads(path.read_text())
+    return None
 
 
 def measured(problems: list[Problem], recalls: dict[str, dict[str, Any]], table: list[dict[str, Any]],
