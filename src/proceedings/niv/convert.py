@@ -24,7 +24,7 @@ from proceedings.niv.baselines import AlgorithmicBaseline
 from proceedings.niv.data import Glyph, point_features
 from proceedings.niv.export import corner_key, make_variable_font, parse_axes
 from proceedings.niv.fonts import open_font
-from proceedings.niv.outline_check import degenerate
+from proceedings.niv.outline_check import defects
 from proceedings.niv.validate import Report, validate
 from proceedings.niv.variations import AXES, axis_signs, corner_locations, glyph_outline, location_vector, unicode_map
 
@@ -67,6 +67,7 @@ class Conversion:
     glyphs: int = 0
     over_limit: list[str] = field(default_factory=list)  # stayed static
     fallback: list[str] = field(default_factory=list)  # degenerate prediction -> algorithmic baseline
+    fallback_checks: dict[str, int] = field(default_factory=dict)  # check -> glyphs it refused (at any corner)
     seconds: dict[str, float] = field(default_factory=dict)  # predict / compile / validate
     report: Report | None = None
 
@@ -165,8 +166,12 @@ def convert(in_path: Path | str, out_path: Path | str, axes: str, predictor: Pre
     scale = font["head"].unitsPerEm / 2.0
     displacements = {}
     for glyph, pred in zip(glyphs, predicted):
-        if any(degenerate(glyph.points, glyph.points + p, glyph.features[:, 2], glyph.contour) for p in pred):
+        failed = set().union(*(defects(glyph.points, glyph.points + p, glyph.features[:, 2], glyph.contour)
+                               for p in pred))
+        if failed:
             result.fallback.append(glyph.name)
+            for check in failed:
+                result.fallback_checks[check] = result.fallback_checks.get(check, 0) + 1
             pred = np.stack([fallback.predict(glyph.points, glyph.contour, c) for c in corner_vectors])
         displacements[glyph.name] = {corner_key(c): pred[i] * scale for i, c in enumerate(corners)}
     result.seconds["predict"] = time.perf_counter() - start

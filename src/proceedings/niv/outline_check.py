@@ -41,13 +41,23 @@ def simplified_contours(points: np.ndarray, on_curve: np.ndarray, contour: np.nd
         return -1
 
 
-def degenerate(default: np.ndarray, deformed: np.ndarray, on_curve: np.ndarray, contour: np.ndarray) -> bool:
-    """True when the deformed outline flips a contour or changes its simplified topology."""
+FLIPPED, COLLAPSED, SELF_INTERSECTION = "contour flipped", "contour collapsed", "self-intersection"
+
+
+def defects(default: np.ndarray, deformed: np.ndarray, on_curve: np.ndarray, contour: np.ndarray) -> set[str]:
+    """Which checks the deformed outline fails: a contour's area changed sign (flipped) or fell to 0
+    (collapsed), or the simplified outline has another number of contours (a new self-intersection)."""
     outline = contour >= 0
     pts0, pts1, on, cid = default[outline], deformed[outline], on_curve[outline], contour[outline]
     if cid.size == 0:
-        return False
+        return set()
     a0, a1 = signed_areas(pts0, cid), signed_areas(pts1, cid)
-    if np.any(np.sign(a0) * np.sign(a1) < 0) or np.any((a0 != 0) & (a1 == 0)):
-        return True
-    return simplified_contours(pts0, on, cid) != simplified_contours(pts1, on, cid)
+    found = set()
+    if np.any(np.sign(a0) * np.sign(a1) < 0):
+        found.add(FLIPPED)
+    if np.any((a0 != 0) & (a1 == 0)):
+        found.add(COLLAPSED)
+    if simplified_contours(pts0, on, cid) != simplified_contours(pts1, on, cid):
+        found.add(SELF_INTERSECTION)
+    return found
+
