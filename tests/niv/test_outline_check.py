@@ -30,3 +30,11 @@ def test_the_real_open_sans_corners_pass_the_check(open_sans_ascii):
 
     refused = real_outline_refusals(TTFont(open_sans_ascii))
     assert refused["glyphs"] > 80 and refused["refused"] == 0, refused
+
+
+def test_a_refused_deformation_is_shrunk_until_it_passes():
+    from proceedings.niv.outline_check import shrink_until_sound
+
+    mirrored = SQUARE * [-1, 1] - SQUARE  # at t = 1 the square turns inside out; at t = 1/2 it is a line
+    shrunk, t = shrink_until_sound(SQUARE, mirrored, ON, ONE_CONTOUR)
+    assert t == 0.25 and not defects(SQUARE, SQUARE + shrunk, ON, ONE_CONTOUR)

@@ -229,7 +229,7 @@ def convert_held_out(test_families: list[str], cfg: NivExperimentConfig, niv, b1
         ranges = font_axes(TTFont(real, lazy=True))
         axes = ",".join(f"{t}={lo:g}:{d:g}:{hi:g}" for t, (lo, d, hi) in ranges.items())
         names = [n for n in simple_glyphs(TTFont(real))]
-        row = {"family": slug, "axes": axes, "validated": {}, "fallback_share": {}, "fallback_checks": {}, "iou": {},
+        row = {"family": slug, "axes": axes, "validated": {}, "fallback_share": {}, "fallback_checks": {}, "clamped": {}, "iou": {},
                "seconds": {}, "failure": {}, "real_refused": real_outline_refusals(TTFont(real))}
         for arm, predictor in (("niv", ModelPredictor(niv)), ("b1", AlgorithmicPredictor(b1))):
             target = out / f"{slug}-{arm}-VF.ttf"
@@ -242,6 +242,7 @@ def convert_held_out(test_families: list[str], cfg: NivExperimentConfig, niv, b1
             row["validated"][arm] = True
             row["fallback_share"][arm] = done.fallback_share
             row["fallback_checks"][arm] = done.fallback_checks
+            row["clamped"][arm] = done.clamped
             row["seconds"][arm] = done.seconds
             wght = ranges.get("wght")
             extremes = [v for v in (wght[0], wght[2]) if v != wght[1]] if wght else []

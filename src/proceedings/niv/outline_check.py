@@ -3,6 +3,8 @@
 A predicted outline is refused at a corner when a contour's signed area changes sign (the contour
 turned inside out or collapsed) or when skia-pathops' `simplify` splits the glyph into a different
 number of contours than it does for the default outline (a contour crossed itself or another).
+The algorithmic fallback is itself checked: a corner where it fails too is shrunk towards the default
+outline until it passes, so no converted glyph is degenerate.
 """
 
 from __future__ import annotations
@@ -61,3 +63,13 @@ def defects(default: np.ndarray, deformed: np.ndarray, on_curve: np.ndarray, con
         found.add(SELF_INTERSECTION)
     return found
 
+
+
+def shrink_until_sound(default: np.ndarray, displacement: np.ndarray, on_curve: np.ndarray, contour: np.ndarray
+                       ) -> tuple[np.ndarray, float]:
+    """The displacement scaled by the largest t in 1, 1/2, 1/4, 1/8, 0 whose outline passes every check
+    (t = 0 is the default outline, which always does), and t: the clamp of spec §7."""
+    for t in (1.0, 0.5, 0.25, 0.125):
+        if not defects(default, default + t * displacement, on_curve, contour):
+            return t * displacement, t
+    return np.zeros_like(displacement), 0.0
