@@ -108,6 +108,25 @@ def test_interrupted_training_resumes_to_the_same_weights(tmp_path):
         torch.testing.assert_close(a, b, msg=name)
 
 
+def test_a_finished_run_is_reused_and_a_changed_config_retrains(tmp_path):
+    import torch
+
+    from proceedings.niv.data import Dataset
+    from proceedings.niv.model import NIVConfig
+    from proceedings.niv.train import TrainConfig, train
+
+    data = Dataset(tiny_glyphs())
+    mc = NIVConfig(d_model=16, n_layers=1, n_heads=2, point_hidden=16, max_points=32, dropout=0.0)
+    cfg = TrainConfig(steps=4, batch=2, warmup=1)
+    first, record = train(data, mc, cfg, tmp_path / "arm")
+    again, record_again = train(data, mc, cfg, tmp_path / "arm")
+    assert record_again == record
+    for a, b in zip(first.state_dict().values(), again.state_dict().values()):
+        torch.testing.assert_close(a, b)
+    _, longer = train(data, mc, TrainConfig(steps=6, batch=2, warmup=1), tmp_path / "arm")
+    assert longer.points > record.points  # trained afresh for 6 steps, not the saved 4
+
+
 @pytest.mark.parametrize("scale", ["tiny", "small", "paper"])
 def test_both_arms_build_at_every_preset_with_parameter_counts_within_five_percent(scale):
     from dataclasses import replace

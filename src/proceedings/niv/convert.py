@@ -24,7 +24,7 @@ from proceedings.niv.baselines import AlgorithmicBaseline
 from proceedings.niv.data import Glyph, point_features
 from proceedings.niv.export import corner_key, make_variable_font, parse_axes
 from proceedings.niv.fonts import open_font
-from proceedings.niv.outline_check import degenerate
+from proceedings.niv.outline_check import defects, shrink_until_sound
 from proceedings.niv.validate import Report, validate
 from proceedings.niv.variations import AXES, axis_signs, corner_locations, glyph_outline, location_vector, unicode_map
 
@@ -67,6 +67,8 @@ class Conversion:
     glyphs: int = 0
     over_limit: list[str] = field(default_factory=list)  # stayed static
     fallback: list[str] = field(default_factory=list)  # degenerate prediction -> algorithmic baseline
+    fallback_checks: dict[str, int] = field(default_factory=dict)  # check -> glyphs it refused (at any corner)
+    clamped: int = 0  # fallback corners that failed the check too and were shrunk towards the default
     seconds: dict[str, float] = field(default_factory=dict)  # predict / compile / validate
     report: Report | None = None
 
@@ -146,6 +148,18 @@ def static_glyphs(font, max_points: int) -> tuple[list[Glyph], list[str]]:
     return glyphs, over
 
 
+def sound_fallback(glyph: Glyph, corner_vectors: np.ndarray, fallback: AlgorithmicBaseline,
+                   result: Conversion) -> np.ndarray:
+    """(C, P, 2) B1's displacements for a refused glyph, each corner shrunk until it passes the check."""
+    sound = []
+    for c in corner_vectors:
+        shrunk, t = shrink_until_sound(glyph.points, fallback.predict(glyph.points, glyph.contour, c),
+                                       glyph.features[:, 2], glyph.contour)
+        result.clamped += t < 1.0
+        sound.append(shrunk)
+    return np.stack(sound)
+
+
 def convert(in_path: Path | str, out_path: Path | str, axes: str, predictor: Predictor,
             fallback: AlgorithmicBaseline, max_points: int = 504, convert_quadratic: bool = False) -> Conversion:
     """Static TTF (or CFF OTF with `convert_quadratic`) -> variable TTF at `out_path`, validated first."""
@@ -165,9 +179,13 @@ def convert(in_path: Path | str, out_path: Path | str, axes: str, predictor: Pre
     scale = font["head"].unitsPerEm / 2.0
     displacements = {}
     for glyph, pred in zip(glyphs, predicted):
-        if any(degenerate(glyph.points, glyph.points + p, glyph.features[:, 2], glyph.contour) for p in pred):
+        failed = set().union(*(defects(glyph.points, glyph.points + p, glyph.features[:, 2], glyph.contour)
+                               for p in pred))
+        if failed:
             result.fallback.append(glyph.name)
-            pred = np.stack([fallback.predict(glyph.points, glyph.contour, c) for c in corner_vectors])
+            for check in failed:
+                result.fallback_checks[check] = result.fallback_checks.get(check, 0) + 1
+            pred = sound_fallback(glyph, corner_vectors, fallback, result)
         displacements[glyph.name] = {corner_key(c): pred[i] * scale for i, c in enumerate(corners)}
     result.seconds["predict"] = time.perf_counter() - start
 

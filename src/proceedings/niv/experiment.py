@@ -26,6 +26,7 @@ from proceedings.niv.evaluate import bootstrap_difference, corner_errors
 from proceedings.niv.export import corner_key, make_variable_font
 from proceedings.niv.fonts import FontFile, variable_files
 from proceedings.niv.model import NIVConfig, default_model_dir
+from proceedings.niv.outline_check import defects
 from proceedings.niv.train import TrainConfig, predict, train
 from proceedings.niv.variations import (AXES, axis_signs, corner_locations, font_axes, glyph_outline, simple_glyphs,
                                         total_displacement)
@@ -228,8 +229,8 @@ def convert_held_out(test_families: list[str], cfg: NivExperimentConfig, niv, b1
         ranges = font_axes(TTFont(real, lazy=True))
         axes = ",".join(f"{t}={lo:g}:{d:g}:{hi:g}" for t, (lo, d, hi) in ranges.items())
         names = [n for n in simple_glyphs(TTFont(real))]
-        row = {"family": slug, "axes": axes, "validated": {}, "fallback_share": {}, "iou": {}, "seconds": {},
-               "failure": {}}
+        row = {"family": slug, "axes": axes, "validated": {}, "fallback_share": {}, "fallback_checks": {}, "clamped": {}, "iou": {},
+               "seconds": {}, "failure": {}, "real_refused": real_outline_refusals(TTFont(real))}
         for arm, predictor in (("niv", ModelPredictor(niv)), ("b1", AlgorithmicPredictor(b1))):
             target = out / f"{slug}-{arm}-VF.ttf"
             try:
@@ -240,6 +241,8 @@ def convert_held_out(test_families: list[str], cfg: NivExperimentConfig, niv, b1
                 continue
             row["validated"][arm] = True
             row["fallback_share"][arm] = done.fallback_share
+            row["fallback_checks"][arm] = done.fallback_checks
+            row["clamped"][arm] = done.clamped
             row["seconds"][arm] = done.seconds
             wght = ranges.get("wght")
             extremes = [v for v in (wght[0], wght[2]) if v != wght[1]] if wght else []
@@ -249,6 +252,23 @@ def convert_held_out(test_families: list[str], cfg: NivExperimentConfig, niv, b1
                 row["waterfall"] = str(waterfall(target, out / f"{slug}-niv-waterfall.png"))
         rows.append(row)
     return rows
+
+
+def real_outline_refusals(vf) -> dict:
+    """The outline check (convert's fallback rule) applied to the real VF's own corners: a check that refuses
+    the real font's outlines would be stricter than type design itself. {glyphs, refused, per check}."""
+    corners = corner_locations(axis_signs(font_axes(vf)))
+    names = simple_glyphs(vf)
+    per_check: dict[str, int] = {}
+    for name in names:
+        outline = glyph_outline(vf, name)
+        failed = set().union(*(defects(outline.points, outline.points + total_displacement(vf, outline, c),
+                                       outline.on_curve, outline.contour) for c in corners))
+        for check in failed:
+            per_check[check] = per_check.get(check, 0) + 1
+        per_check["any"] = per_check.get("any", 0) + bool(failed)
+    return {"glyphs": len(names), "refused": per_check.get("any", 0),
+            "checks": {k: v for k, v in per_check.items() if k != "any"}}
 
 
 def export_roundtrip_units(font_file: FontFile, charset: str, out: Path) -> float:

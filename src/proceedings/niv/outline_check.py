@@ -3,6 +3,8 @@
 A predicted outline is refused at a corner when a contour's signed area changes sign (the contour
 turned inside out or collapsed) or when skia-pathops' `simplify` splits the glyph into a different
 number of contours than it does for the default outline (a contour crossed itself or another).
+The algorithmic fallback is itself checked: a corner where it fails too is shrunk towards the default
+outline until it passes, so no converted glyph is degenerate.
 """
 
 from __future__ import annotations
@@ -41,13 +43,33 @@ def simplified_contours(points: np.ndarray, on_curve: np.ndarray, contour: np.nd
         return -1
 
 
-def degenerate(default: np.ndarray, deformed: np.ndarray, on_curve: np.ndarray, contour: np.ndarray) -> bool:
-    """True when the deformed outline flips a contour or changes its simplified topology."""
+FLIPPED, COLLAPSED, SELF_INTERSECTION = "contour flipped", "contour collapsed", "self-intersection"
+
+
+def defects(default: np.ndarray, deformed: np.ndarray, on_curve: np.ndarray, contour: np.ndarray) -> set[str]:
+    """Which checks the deformed outline fails: a contour's area changed sign (flipped) or fell to 0
+    (collapsed), or the simplified outline has another number of contours (a new self-intersection)."""
     outline = contour >= 0
     pts0, pts1, on, cid = default[outline], deformed[outline], on_curve[outline], contour[outline]
     if cid.size == 0:
-        return False
+        return set()
     a0, a1 = signed_areas(pts0, cid), signed_areas(pts1, cid)
-    if np.any(np.sign(a0) * np.sign(a1) < 0) or np.any((a0 != 0) & (a1 == 0)):
-        return True
-    return simplified_contours(pts0, on, cid) != simplified_contours(pts1, on, cid)
+    found = set()
+    if np.any(np.sign(a0) * np.sign(a1) < 0):
+        found.add(FLIPPED)
+    if np.any((a0 != 0) & (a1 == 0)):
+        found.add(COLLAPSED)
+    if simplified_contours(pts0, on, cid) != simplified_contours(pts1, on, cid):
+        found.add(SELF_INTERSECTION)
+    return found
+
+
+
+def shrink_until_sound(default: np.ndarray, displacement: np.ndarray, on_curve: np.ndarray, contour: np.ndarray
+                       ) -> tuple[np.ndarray, float]:
+    """The displacement scaled by the largest t in 1, 1/2, 1/4, 1/8, 0 whose outline passes every check
+    (t = 0 is the default outline, which always does), and t: the clamp of spec §7."""
+    for t in (1.0, 0.5, 0.25, 0.125):
+        if not defects(default, default + t * displacement, on_curve, contour):
+            return t * displacement, t
+    return np.zeros_like(displacement), 0.0

@@ -8,6 +8,7 @@ order, and a resumed run continues exactly where the checkpoint left it.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import time
@@ -18,13 +19,15 @@ import numpy as np
 import torch
 
 from proceedings.core.progress import progress_bar
-from proceedings.core.runtime import load_checkpoint, restore_rng_state, rng_state, save_checkpoint
+from proceedings.core.runtime import (atomic_write_text, load_checkpoint, restore_rng_state, rng_state,
+                                      save_checkpoint)
 from proceedings.niv.data import Dataset, Glyph
 from proceedings.niv.model import NIV, NIVConfig
 
 log = logging.getLogger(__name__)
 TARGET_SCALE = 10.0  # displacements (· 2/UPM) are ~0.01-0.1; the loss sees them ×10
 CHECKPOINT = "checkpoint.pt"
+FINISHED = "train_record.json"  # written beside the saved model when a run completes
 
 
 @dataclass
@@ -107,6 +110,10 @@ def train(data: Dataset, model_cfg: NIVConfig, cfg: TrainConfig, out_dir: Path |
           ) -> tuple[NIV, TrainRecord]:
     """Train (or resume from `out_dir/checkpoint.pt`), save the model in `out_dir` with save_pretrained."""
     out_dir = Path(out_dir)
+    done = finished_run(out_dir, model_cfg, cfg)
+    if done is not None:
+        log.info("%s already trained in %s: reusing it", label, out_dir)
+        return done
     torch.manual_seed(cfg.seed)
     model = NIV(model_cfg)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
@@ -154,8 +161,22 @@ def train(data: Dataset, model_cfg: NIVConfig, cfg: TrainConfig, out_dir: Path |
     record.seconds += time.perf_counter() - clock
     model.eval()
     model.save_pretrained(out_dir)
+    atomic_write_text(out_dir / FINISHED, json.dumps({"train_config": asdict(cfg), "model_config": asdict(model_cfg),
+                                                      "record": asdict(record)}))
     (out_dir / CHECKPOINT).unlink(missing_ok=True)
     return model, record
+
+
+def finished_run(out_dir: Path, model_cfg: NIVConfig, cfg: TrainConfig) -> tuple[NIV, TrainRecord] | None:
+    """The model and record of a completed run with exactly these configs in `out_dir`, else None, so a
+    staged `reproduce` that was stopped after one arm continues with the next."""
+    path = out_dir / FINISHED
+    if not path.is_file():
+        return None
+    saved = json.loads(path.read_text())
+    if saved["train_config"] != asdict(cfg) or saved["model_config"] != asdict(model_cfg):
+        return None
+    return NIV.from_pretrained(out_dir), TrainRecord(**saved["record"])
 
 
 @torch.no_grad()
