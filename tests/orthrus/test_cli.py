@@ -16,6 +16,8 @@ from proceedings.cli import main
     (["merge-export", "--out", "FULL", "--view", "MISSING"], "already exists and is not an empty folder"),
     (["train", "--out", "FULL", "--precision", "fp16"], "unknown precision 'fp16'"),
     (["train", "--out", "FULL", "--attention", "flex"], "FlexAttention training needs a CUDA GPU"),
+    (["train", "--out", "FULL", "--kl-weight", "-1"], "the KL weight at least 0"),
+    (["train", "--out", "FULL", "--gamma", "0"], "gamma must be positive"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(tmp_path, monkeypatch, capsys, args, message):
     (tmp_path / "EMPTY").write_text("\n")

@@ -1,13 +1,16 @@
 """Orthrus's verdict can fail: the untrained view's numbers as the trained one's, and one counterfactual per
-check; the committed records re-judge to their stored checks."""
+check; the committed records re-judge to their stored checks (several seeds: at their interval ends), and the
+migration of the records written before round 3 moves measurements out of `config` without changing a number."""
 
 import json
 from pathlib import Path
 
 import pytest
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.core.verdict import audit
-from proceedings.orthrus.experiment import verdict
+from proceedings.orthrus.experiment import MEASUREMENTS, migrate_record, verdict
+from proceedings.registry import _without_seeds
 
 PASSING = {
     "metrics": {"tau": 3.0, "tau_halfway": 1.9, "slot0_acceptance": 0.8, "exact_prompts": 20,
@@ -52,10 +55,41 @@ def test_with_seeds_each_margin_must_hold_at_the_far_end_of_its_interval(path, i
     assert all(verdict(**PASSING, intervals={path: (value, value)}).values())
 
 
-@pytest.mark.parametrize("scale", ["tiny", "small"])
-def test_the_committed_records_re_judge_to_their_stored_checks(scale):
-    path = Path(__file__).parents[2] / "results" / "orthrus" / f"{scale}.json"
-    if not path.exists():
-        pytest.skip(f"no committed {scale} record yet")
-    record = json.loads(path.read_text())
-    assert verdict(record["metrics"], record["baseline"]) == record["checks"]
+RESULTS = Path(__file__).parents[2] / "results" / "orthrus"
+RECORDS = sorted(str(p.relative_to(RESULTS)) for p in [*RESULTS.glob("*.json"), *RESULTS.glob("seeds/*.json")])
+
+
+@pytest.mark.parametrize("name", RECORDS)
+def test_the_committed_records_re_judge_to_their_stored_checks(name):
+    record = json.loads((RESULTS / name).read_text())
+    intervals = {path: s["ci95"] for path, s in record["seeds"].get("spread", {}).items()}
+    assert verdict(record["metrics"], record["baseline"], intervals or None) == record["checks"]
+    for seed in record["seeds"].get("per_seed", []):
+        assert verdict(seed["metrics"], seed["baseline"]) == seed["checks"]
+
+
+def test_the_three_small_seeds_are_not_reproduced_at_the_interval_ends_and_the_gate_is_named():
+    record = json.loads((RESULTS / "small.json").read_text())
+    assert record["seeds"]["seeds"] == [0, 1, 2] and not record["reproduced"]
+    assert "gate: trained tau(B) >= untrained tau(B) + 0.3" in [rule for rule, ok in record["checks"].items() if not ok]
+
+
+def test_migration_moves_the_measurements_out_of_config_and_changes_no_number():
+    old = {"metrics": {"tau": 2.1}, "baseline": {"tau": 1.8}, "checks": {"rule": True},
+           "config": {"base": "smollm2-135m", "train": {"steps": 120, "seed": 0}, "arms": {"ar": {"tokens_per_s": 8.7}},
+                      "loss_curve": [3.0, 2.5], "training_cpu_s": {"orthrus": 703.0}, "audit_bf16_prompts": 5}}
+    new = migrate_record(old)
+    assert new["metrics"] == {"tau": 2.1, "arms": {"ar": {"tokens_per_s": 8.7}}, "loss_curve": [3.0, 2.5],
+                              "training_cpu_s": {"orthrus": 703.0}}
+    assert new["config"] == {"base": "smollm2-135m", "audit_bf16_prompts": 5, "device": "cpu",
+                             "train": {"steps": 120, "seed": 0, "precision": "fp32", "attention": "sdpa"}}
+    assert new["baseline"] == old["baseline"] and new["checks"] == old["checks"]
+    assert "arms" in old["config"] and migrate_record(new) == new  # the input is untouched; migrating twice is a no-op
+    with pytest.raises(ProceedingsError, match="'arms' in both config and metrics"):
+        migrate_record({**old, "metrics": {"arms": {}}})
+
+
+def test_the_committed_seed_records_hold_no_measurement_in_config_and_share_one_configuration():
+    configs = [json.loads((RESULTS / name).read_text())["config"] for name in RECORDS if name.startswith("seeds/")]
+    assert len(configs) == 3 and not any(set(MEASUREMENTS) & set(c) for c in configs)
+    assert all(_without_seeds(c) == _without_seeds(configs[0]) for c in configs)

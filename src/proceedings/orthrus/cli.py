@@ -110,6 +110,9 @@ def train(
     batch: int = typer.Option(2, help="Sequences per step."),
     seq_len: int = typer.Option(384, help="Longest training sequence (prompt + response)."),
     lr: float = typer.Option(2e-4, help="AdamW learning rate."),
+    kl_weight: float = typer.Option(1.0, help="Weight of the KL to the AR view's distribution (0: cross-entropy alone)."),
+    gamma: float = typer.Option(0.8, help="Slot weight gamma^i (1: every slot alike)."),
+    seed: int = typer.Option(0, help="Seed of the random anchor offsets."),
     prompts: int = typer.Option(160, help="ShareGPT training prompts (responses self-distilled and cached)."),
     response_tokens: int = typer.Option(128, help="Greedy response tokens per prompt."),
     data: Path = typer.Option(None, help="A self-distillation responses file (JSON lines, e.g. from `peagle gen-data`) "
@@ -126,8 +129,8 @@ def train(
     from proceedings.core.runtime import choose_device
     from proceedings.orthrus.training import TrainConfig, check_train_config, train_view
 
-    cfg = TrainConfig(steps=steps, batch=batch, seq_len=seq_len, lr=lr, checkpoint_every=10, precision=precision,
-                      attention=attention)
+    cfg = TrainConfig(steps=steps, batch=batch, seq_len=seq_len, lr=lr, gamma=gamma, kl_weight=kl_weight,
+                      checkpoint_every=10, seed=seed, precision=precision, attention=attention)
     check_train_config(cfg, choose_device(device))
     if data is not None and not data.is_file():
         raise ProceedingsError(f"data file '{data}' does not exist")

@@ -38,7 +38,7 @@ from proceedings.orthrus.consensus import DiffusionDrafter
 from proceedings.orthrus.costs import cost_table, expected_extra_bytes, extra_cache_bytes
 from proceedings.orthrus.data import Workload, loops, mixed_prompts, tiny_base
 from proceedings.orthrus.dual_view import DiffusionView, parameter_counts
-from proceedings.orthrus.training import TrainConfig, TrainRecord, stable_settings, train_view
+from proceedings.orthrus.training import PAPER_PATH_DEFAULTS, TrainConfig, TrainRecord, stable_settings, train_view
 
 CLAIM = ("A frozen LLM with a lightweight trainable diffusion view on its own KV cache decodes losslessly, "
          "several tokens per round, with O(1) extra cache memory (up to 7.8x faster on GPUs).")
@@ -276,6 +276,10 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         "train_tokens_per_s": record.tokens / max(record.wall_s, 1e-9),
         "train_s_per_step": record.wall_s / max(record.steps, 1), "train_final_loss": record.losses[-1],
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "arms": arms, "costs": costs, "memory": {str(c): v for c, v in memory.items()}, "audit_fp32": audits,
+        "audit_bf16": bf16, "loss_curve": record.losses,
+        "parameters_added": {"orthrus": parameter_counts(base, view)["new_parameters"], "prompt-lookup": 0},
+        "training_cpu_s": {"orthrus": record.cpu_s, "prompt-lookup": 0.0},
     }
     baseline = {"name": "the untrained view (copied projections, mean-embedding mask), same prompts and B",
                 "tau": rounds["untrained"].tau(keep), "tau_all_prompts": rounds["untrained"].tau(),
@@ -295,15 +299,32 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                    "ceiling": {str(k): row["ceiling"] for k, row in costs["blocks"].items()}},
         config={**asdict(cfg), "matched": "all arms decode the same held-out prompts with the same frozen base in one "
                                           "run, arms rotated, fp32, one thread; B=4 uses the B=8 weights",
-                "arms": arms, "costs": costs, "memory": {str(c): v for c, v in memory.items()},
-                "audit_fp32": audits, "audit_bf16": bf16, "loss_curve": record.losses,
                 "peagle_k7": "absent: no P-EAGLE drafter from a small run is saved, and no package-level "
-                             "`proceedings bench decoding` exists yet; the verdict never uses it",
-                "parameters_added": {"orthrus": parameter_counts(base, view)["new_parameters"], "prompt-lookup": 0},
-                "training_cpu_s": {"orthrus": record.cpu_s, "prompt-lookup": 0.0}},
+                             "`proceedings bench decoding` exists yet; the verdict never uses it"},
         seed=seed, notes=notes(arms, metrics, baseline, record, bench, cfg),
         artifacts=[str(p.relative_to(results_root())) for p in artifacts], device="cpu",
     )
+
+
+MEASUREMENTS = ("arms", "costs", "memory", "audit_fp32", "audit_bf16", "loss_curve", "parameters_added",
+                "training_cpu_s")  # measured per run: in `metrics`, never in `config` (what defines the run)
+
+
+def migrate_record(record: dict) -> dict:
+    """A record written before round 3 in today's layout, no number changed: the measurements it kept in `config`
+    moved into `metrics`, and the round-2 paper-path fields a round-1 config lacks filled with the values that run
+    used (`PAPER_PATH_DEFAULTS`), so two seeds of one preset have equal configs and `proceedings combine` joins them."""
+    migrated = copy.deepcopy(record)
+    config, metrics = migrated["config"], migrated["metrics"]
+    for key in MEASUREMENTS:
+        if key in config:
+            if key in metrics:
+                raise ProceedingsError(f"record holds '{key}' in both config and metrics; it was edited by hand")
+            metrics[key] = config.pop(key)
+    config.setdefault("device", PAPER_PATH_DEFAULTS["device"])
+    for key in ("precision", "attention"):
+        config["train"].setdefault(key, PAPER_PATH_DEFAULTS[key])
+    return migrated
 
 
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:

@@ -67,7 +67,10 @@ def stable_settings(config) -> dict:
 
 
 def check_train_config(cfg: TrainConfig, device: torch.device) -> None:
-    """Refuse an unknown precision or attention, and FlexAttention training off a GPU."""
+    """Refuse an unknown precision or attention, FlexAttention training off a GPU, and weights that cannot train."""
+    if not cfg.lr > 0 or cfg.kl_weight < 0 or (cfg.gamma is not None and not cfg.gamma > 0):
+        raise ProceedingsError(f"learning rate {cfg.lr}, KL weight {cfg.kl_weight}, gamma {cfg.gamma}: the learning "
+                               "rate and gamma must be positive and the KL weight at least 0")
     if cfg.precision not in PRECISIONS:
         raise ProceedingsError(f"unknown precision '{cfg.precision}'; choose one of: {', '.join(PRECISIONS)}")
     if cfg.attention not in ATTENTIONS:
