@@ -33,13 +33,4 @@ def prop_putall_fails_clean(base: list[tuple[int, int]], items: list[tuple[int, 
         assert dict(b.inverse) == {v: k for k, v in before.items()}
 
 
-@settings(max_examples=200)
-@given(base=..., key=..., value=...)
-def test_key_and_value_duplication_raises(base: dict[int, int], key: int, value: int):
-    prop_key_and_value_duplication_raises(base, key, value)
 
-
-@settings(max_examples=200)
-@given(base=..., items=...)
-def test_putall_fails_clean(base: list[tuple[int, int]], items: list[tuple[int, int]]):
-    prop_putall_fails_clean(base, items)

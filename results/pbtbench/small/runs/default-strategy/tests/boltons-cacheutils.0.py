@@ -59,7 +59,4 @@ def prop_threshold_counter_guarantee(threshold_inverse: int, stream: list[int]) 
             assert counter[key] <= count
 
 
-@settings(max_examples=200)
-@given(threshold_inverse=..., stream=...)
-def test_threshold_counter_guarantee(threshold_inverse: int, stream: list[int]):
-    prop_threshold_counter_guarantee(threshold_inverse, stream)
+

@@ -42,9 +42,3 @@ def prop_backward_weekday(start: datetime.date, day_index: int, n: int) -> None:
 @given(months=...)
 def test_months_normalised(months: int):
     prop_months_normalised(months)
-
-
-@settings(max_examples=200)
-@given(start=..., day_index=..., n=...)
-def test_backward_weekday(start: datetime.date, day_index: int, n: int):
-    prop_backward_weekday(start, day_index, n)

@@ -27,13 +27,4 @@ def prop_file_like_read_size(values: list[list[int]], read_size: int) -> None:
     assert list(msgpack.Unpacker(io.BytesIO(data), read_size=read_size)) == values
 
 
-@settings(max_examples=200)
-@given(values=..., chunk=...)
-def test_feed_in_pieces(values: list[str], chunk: int):
-    prop_feed_in_pieces(values, chunk)
 
-
-@settings(max_examples=200)
-@given(values=..., read_size=...)
-def test_file_like_read_size(values: list[list[int]], read_size: int):
-    prop_file_like_read_size(values, read_size)

@@ -44,13 +44,4 @@ STRATEGIES = {
 }
 
 
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_key_and_value_duplication_raises'])
-def test_key_and_value_duplication_raises(base, key, value):
-    prop_key_and_value_duplication_raises(base, key, value)
 
-
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_putall_fails_clean'])
-def test_putall_fails_clean(base, items):
-    prop_putall_fails_clean(base, items)

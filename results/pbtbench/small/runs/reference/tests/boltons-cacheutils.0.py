@@ -74,7 +74,4 @@ STRATEGIES = {
 }
 
 
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_threshold_counter_guarantee'])
-def test_threshold_counter_guarantee(threshold_inverse, stream):
-    prop_threshold_counter_guarantee(threshold_inverse, stream)
+

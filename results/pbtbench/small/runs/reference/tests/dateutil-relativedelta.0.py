@@ -56,9 +56,3 @@ STRATEGIES = {
 @given(**STRATEGIES['prop_months_normalised'])
 def test_months_normalised(months):
     prop_months_normalised(months)
-
-
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_backward_weekday'])
-def test_backward_weekday(start, day_index, n):
-    prop_backward_weekday(start, day_index, n)

@@ -3,7 +3,6 @@ from hypothesis import given, settings
 
 
 """Reference properties (hidden): one per bug."""
-from hypothesis import assume
 import h11
 
 
@@ -15,13 +14,15 @@ def _events(conn: h11.Connection, data: bytes) -> list:
     return events
 
 
-def _token(text: str) -> bool:
-    return bool(text) and text.isascii() and text.replace("-", "").isalnum()
+def _token(text: str) -> str:
+    """The ASCII letters, digits and hyphens of `text`, or "x" when none is left: a header token."""
+    return "".join(c for c in text if c.isascii() and (c.isalnum() or c == "-")).strip("-") or "x"
 
 
 def prop_informational_responses_arrive(statuses: list[int]) -> None:
     """Every 1xx response the server sends reaches the client as an InformationalResponse, in order."""
-    assume(all(100 <= s <= 199 and s != 101 for s in statuses))
+    statuses = [100 + s % 99 for s in statuses]  # any integers, folded into 100..198
+    statuses = [s + (s >= 101) for s in statuses]  # then past 101 (Switching Protocols ends HTTP/1.1)
     client, server = h11.Connection(h11.CLIENT), h11.Connection(h11.SERVER)
     _events(server, client.send(h11.Request(method="GET", target="/", headers=[("Host", "a")]))
             + client.send(h11.EndOfMessage()))
@@ -34,7 +35,8 @@ def prop_informational_responses_arrive(statuses: list[int]) -> None:
 
 def prop_trailers_survive(trailers: list[tuple[str, str]], body: bytes) -> None:
     """Trailer fields sent with EndOfMessage arrive in the receiver's EndOfMessage."""
-    assume(not (not body or not all(_token(n) and _token(v) for n, v in trailers)))
+    trailers = [("x-" + _token(n), _token(v)) for n, v in trailers]  # any strings, as custom trailer fields
+    body = body or b"x"
     client, server = h11.Connection(h11.CLIENT), h11.Connection(h11.SERVER)
     wire = client.send(h11.Request(method="POST", target="/", headers=[("Host", "a"), ("Transfer-Encoding", "chunked")]))
     wire += client.send(h11.Data(data=body)) + client.send(h11.EndOfMessage(headers=trailers))
@@ -45,7 +47,8 @@ def prop_trailers_survive(trailers: list[tuple[str, str]], body: bytes) -> None:
 
 def prop_folded_header_lines(parts: list[str], indent: int) -> None:
     """A header value continued on folded lines is read as the parts joined by single spaces."""
-    assume(not (not parts or not all(_token(p) for p in parts) or not 1 <= indent <= 8))
+    parts = [_token(p) for p in parts] or ["x"]  # any strings, kept to token characters
+    indent = 1 + indent % 8
     folded = ("\r\n" + " " * indent).join(parts)
     raw = f"GET / HTTP/1.1\r\nHost: a\r\nX-Long: {folded}\r\n\r\n".encode()
     request = _events(h11.Connection(h11.SERVER), raw)[0]
@@ -54,7 +57,7 @@ def prop_folded_header_lines(parts: list[str], indent: int) -> None:
 
 def prop_repeated_content_length(length: int, copies: int) -> None:
     """`Content-Length: n, n, ...` frames a body of n bytes."""
-    assume(not (not 0 <= length <= 10_000 or not 1 <= copies <= 10))
+    length, copies = length % 10_001, 1 + copies % 10  # any integers, folded into 0..10000 and 1..10
     value = ", ".join([str(length)] * copies)
     raw = f"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: {value}\r\n\r\n".encode() + b"z" * length
     events = _events(h11.Connection(h11.SERVER), raw)
@@ -64,7 +67,8 @@ def prop_repeated_content_length(length: int, copies: int) -> None:
 
 def prop_continue_wait_ends_with_body(expect: list[str], body: list[bytes]) -> None:
     """The server stops reporting that the client waits for 100-continue once body data arrives."""
-    assume(not (not expect or not body or not all(body) or not all(_token(e) for e in expect)))
+    expect = [_token(e) for e in expect] or ["x"]  # any strings, kept to token characters
+    body = [piece or b"x" for piece in body] or [b"x"]
     client, server = h11.Connection(h11.CLIENT), h11.Connection(h11.SERVER)
     length = sum(len(b) for b in body)
     request = h11.Request(method="PUT", target="/", headers=[("Host", "a"), ("Expect", ", ".join(expect)),
@@ -89,30 +93,6 @@ STRATEGIES = {
     "prop_continue_wait_ends_with_body": dict(expect=st.lists(st.sampled_from(["100-continue", "100-Continue", "x"]), min_size=1, max_size=2),
                                               body=st.lists(st.binary(min_size=1, max_size=5), min_size=1, max_size=3)),
 }
-
-
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_informational_responses_arrive'])
-def test_informational_responses_arrive(statuses):
-    prop_informational_responses_arrive(statuses)
-
-
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_trailers_survive'])
-def test_trailers_survive(trailers, body):
-    prop_trailers_survive(trailers, body)
-
-
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_folded_header_lines'])
-def test_folded_header_lines(parts, indent):
-    prop_folded_header_lines(parts, indent)
-
-
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_repeated_content_length'])
-def test_repeated_content_length(length, copies):
-    prop_repeated_content_length(length, copies)
 
 
 @settings(max_examples=200)

@@ -37,13 +37,4 @@ STRATEGIES = {
 }
 
 
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_feed_in_pieces'])
-def test_feed_in_pieces(values, chunk):
-    prop_feed_in_pieces(values, chunk)
 
-
-@settings(max_examples=200)
-@given(**STRATEGIES['prop_file_like_read_size'])
-def test_file_like_read_size(values, read_size):
-    prop_file_like_read_size(values, read_size)

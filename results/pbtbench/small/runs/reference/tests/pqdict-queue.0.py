@@ -3,7 +3,6 @@ from hypothesis import given, settings
 
 
 """Reference properties (hidden): one per bug."""
-from hypothesis import assume
 from pqdict import nsmallest, pqdict
 
 
@@ -38,7 +37,7 @@ def prop_removals_keep_priority_order(items: list[tuple[int, int]], removed: lis
 
 def prop_nsmallest_matches_sorted(n: int, mapping: dict[int, int]) -> None:
     """nsmallest(n, m) returns the keys of the n smallest values, ascending."""
-    assume(0 <= n <= 1000)
+    n %= 1001  # any integer, folded into 0..1000
     got = nsmallest(n, mapping)
     assert [mapping[k] for k in got] == sorted(mapping.values())[:n]
 
