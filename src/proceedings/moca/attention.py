@@ -135,10 +135,11 @@ class MoCAttention(nn.Module):
         out = F.scaled_dot_product_attention(*flat, attn_mask=mask)
         return out.transpose(1, 2).reshape(b, n, t, h * dh)
 
-    def key_plan(self, scores: torch.Tensor, valid: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
-        """Token indices (B, N, ctx) into the flattened N·T axis and the component owning each key."""
+    def routing(self, scores: torch.Tensor, valid: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Per component i (B, N, ·): the components seen in full (i itself, then its top-k by score) and, for
+        `moca`, the rest, seen through their summary tokens (None when nothing is left or for `topk-drop`)."""
         b, n, _ = scores.shape
-        t, c, dev = self.tokens, self.summary, scores.device
+        dev = scores.device
         k = min(self.k, n - 1)
         eye = torch.eye(n, dtype=torch.bool, device=dev)
         ranked = scores.detach().masked_fill(eye, float("-inf"))
@@ -146,37 +147,46 @@ class MoCAttention(nn.Module):
             ranked = ranked.masked_fill(~valid[:, None, :] & ~eye, torch.finfo(scores.dtype).min)
         chosen = ranked.topk(k, dim=-1).indices  # (B, N, k)
         own = torch.arange(n, device=dev).view(1, n, 1).expand(b, n, 1)
-        parts = [own, chosen]
-        spans = [torch.arange(t, device=dev), torch.arange(t, device=dev)]
-        if self.mode == "moca" and k < n - 1:
-            taken = torch.zeros(b, n, n, dtype=torch.uint8, device=dev).scatter_(2, chosen, 1) | eye.to(torch.uint8)
-            rest = taken.sort(dim=-1, stable=True).indices[..., : n - 1 - k]  # (B, N, N-1-k) unselected, in order
-            parts.append(rest)
-            spans.append(torch.arange(self.points, t, device=dev))  # their summary tokens only
+        whole = torch.cat([own, chosen], -1)
+        if self.mode != "moca" or k == n - 1:
+            return whole, None
+        taken = torch.zeros(b, n, n, dtype=torch.uint8, device=dev).scatter_(2, chosen, 1) | eye.to(torch.uint8)
+        return whole, taken.sort(dim=-1, stable=True).indices[..., : n - 1 - k]  # unselected, in order
+
+    def key_plan(self, scores: torch.Tensor, valid: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Token indices (B, N, ctx) into the flattened N·T axis and the component owning each key, in the
+        order `_routed` gathers them."""
+        t = self.tokens
         tokens, owners = [], []
-        for comps, span in zip(parts, spans):
-            tokens.append((comps[..., None] * t + span).flatten(2))
-            owners.append(comps[..., None].expand(*comps.shape, len(span)).flatten(2))
+        for comps, span in zip(self.routing(scores, valid), (range(t), range(self.points, t))):
+            if comps is not None:
+                span = torch.tensor(span, device=scores.device)
+                tokens.append((comps[..., None] * t + span).flatten(2))
+                owners.append(comps[..., None].expand(*comps.shape, len(span)).flatten(2))
         return torch.cat(tokens, -1), torch.cat(owners, -1)
 
     def _routed(self, q, k, v, scores, valid):
+        """One SDPA call over each component's keys, gathered by `index_select` on the flattened token axis (its
+        backward is an `index_add`, not an accumulating `index_put`). The router's bias log σ(s_ij) rides in one
+        extra channel (q' = [q, 1], k' = [k, √d_h·b_ij], v' = [v, 0], scale 1/√d_h): the same logits
+        q·k/√d_h + b_ij and the same output, but SDPA keeps its fused kernel, which it leaves for the unfused
+        one whenever a float mask needs a gradient."""
         b, n, t, h, dh = q.shape
         index, owner = self.key_plan(scores, valid)  # (B, N, ctx)
-        rows = torch.arange(b, device=q.device).view(b, 1, 1)
-        kf, vf = k.reshape(b, n * t, h, dh), v.reshape(b, n * t, h, dh)
-        keys, values = kf[rows, index], vf[rows, index]  # (B, N, ctx, h, dh)
-        bias = None
-        own = owner == torch.arange(n, device=q.device).view(1, n, 1)
-        if self.router_bias:  # log sigmoid(s_ij) on every key of j != i: the router's gradient path
-            bias = torch.where(own, 0.0, F.logsigmoid(scores.gather(2, owner)))
-        if valid is not None and not bool(valid.all()):  # a padded component sees only itself, is seen by none
-            dead = ~valid.gather(1, owner.flatten(1)).view_as(owner) & ~own
-            bias = (bias if bias is not None else torch.zeros(owner.shape, dtype=q.dtype, device=q.device))
-            bias = bias.masked_fill(dead, float("-inf"))
         ctx = index.shape[-1]
+        own = owner == torch.arange(n, device=q.device).view(1, n, 1)
+        if self.router_bias:  # the channel is appended per token, before the gather multiplies the tokens
+            q, k, v = (torch.cat([z, z.new_full((b, n, t, h, 1), fill)], -1) for z, fill in ((q, 1.0), (k, 0.0), (v, 0.0)))
+        width = q.shape[-1]
+        flat = (index + torch.arange(b, device=q.device).view(b, 1, 1) * (n * t)).flatten()
+        keys, values = (z.reshape(b * n * t, h, width).index_select(0, flat).view(b, n, ctx, h, width) for z in (k, v))
+        if self.router_bias:  # log sigmoid(s_ij) on every key of j != i: the router's gradient path
+            bias = torch.where(own, 0.0, F.logsigmoid(scores.gather(2, owner)))  # (B, N, ctx)
+            keys[..., dh] = math.sqrt(dh) * bias[..., None]
+        mask = None
+        if valid is not None and not bool(valid.all()):  # a padded component sees only itself, is seen by none
+            mask = (valid.gather(1, owner.flatten(1)).view_as(owner) | own).reshape(b * n, 1, 1, ctx)
         out = F.scaled_dot_product_attention(
-            q.reshape(b * n, t, h, dh).transpose(1, 2),
-            keys.reshape(b * n, ctx, h, dh).transpose(1, 2),
-            values.reshape(b * n, ctx, h, dh).transpose(1, 2),
-            attn_mask=None if bias is None else bias.reshape(b * n, 1, 1, ctx).to(q.dtype))
-        return out.transpose(1, 2).reshape(b, n, t, h * dh)
+            q.reshape(b * n, t, h, width).transpose(1, 2), keys.reshape(b * n, ctx, h, width).transpose(1, 2),
+            values.reshape(b * n, ctx, h, width).transpose(1, 2), attn_mask=mask, scale=1 / math.sqrt(dh))
+        return out.transpose(1, 2)[..., :dh].reshape(b, n, t, h * dh)
