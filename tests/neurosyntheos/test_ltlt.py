@@ -81,6 +81,38 @@ def test_a_proposal_z3_cannot_decide_is_rejected_as_unknown_never_injected():
     assert predictor.log[0]["why"] == "unknown" and state.tautologies == []
 
 
+def test_a_constant_sampled_literal_never_becomes_a_proposition():
+    spec = visits((5, 9, 30), 0, 25)
+    known = (("(= 5 x)", False), ("(= 9 x)", False))
+    constant_false = (("(<= x)", False),)  # z3 reads `(<= x)` as true: negated, a literal no play can make true
+    chained = (("(= 2 (ite (= 18 x) 1 0))", False), ("(= 30 x)", False))  # 2 == If(..., 1, 0) is never true
+    predictor = NeuroPredictor(library=[Solved("unused", [], [])])
+    predictor.proposals = lambda spec: [(known, "template"), (known + constant_false, "lm"), (chained, "lm"),
+                                        (constant_false + (("(= 5 x)", False), ("(= 30 x)", False)), "lm")]
+    state = State(spec, list(spec.literals))
+    assert predictor.inject(state, 1, limit=16, budget=Budget(30)) == (2, 0)
+    assert [lit.prop for lit in state.literals] == [lit.prop for lit in spec.literals]  # nothing interned
+    table = state.table()
+    assert [t.text(table) for t in state.tautologies] == ["![x == 5] | ![x == 9]", "![x == 5] | ![x == 30]"]
+
+
+def test_proposals_are_verified_in_the_predictors_source_order():
+    from proceedings.neurosyntheos.families import template
+    spec = visits((1, 3), 0, 4)
+    gnn_clause = (("(= 1 x)", False), ("(= 3 x)", False))
+    template_clause = (("(<= x 4)", True), ("(= 1 x)", False))
+
+    class Scorer:
+        def rank(self, spec):
+            return [gnn_clause, template_clause]
+
+    library = [Solved(template(spec), spec.constants(), [template_clause])]
+    predictor = NeuroPredictor(library=library, scorer=Scorer())
+    assert predictor.proposals(spec) == [(template_clause, "template"), (gnn_clause, "gnn")]
+    predictor.order = ("gnn", "lm", "template")
+    assert predictor.proposals(spec) == [(gnn_clause, "gnn"), (template_clause, "gnn")]  # first source wins
+
+
 @pytest.fixture(scope="module")
 def elevator3(tmp_path_factory):
     """One CEGRES run on elevator-3 (lock on floor 2: realizable), shared by the tests below."""

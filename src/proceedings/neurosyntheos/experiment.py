@@ -38,7 +38,7 @@ EXTRA_SOLVED = (3, 0.15)  # issue 23: NeuroSyntheos solves >= CEGRES + max(3, 15
 MIN_BOTH = 5  # issue 23: ... on >= 5 specs solved by both
 CALL_RATIO = 0.5  # ... its median synthesis calls <= 0.5 x CEGRES's
 MAX_OVERHEAD_S = 3.0  # median neural overhead (inference + verification) <= 3 s per spec
-STAGE_FORMAT = 2  # bump when a staged run record changes: journals of older code are not resumed
+STAGE_FORMAT = 3  # bump when a staged run record changes: journals of older code are not resumed
 SOUND = ("no unsound answer in any arm (verdict = ground truth, every certificate checks, "
          "every tautology re-verifies)")
 MATCHED = ("All arms: same bounded-synthesis backend and max controller/counter-strategy size, the same wall "
@@ -236,7 +236,8 @@ def plot_arms(runs: dict[str, list[dict]], path: Path) -> Path:
 
 
 def fresh_predictor(p: NeuroPredictor) -> NeuroPredictor:
-    return NeuroPredictor(library=p.library, scorer=p.scorer, lm=p.lm, gnn_top=p.gnn_top, lm_keep=p.lm_keep)
+    return NeuroPredictor(library=p.library, scorer=p.scorer, lm=p.lm, gnn_top=p.gnn_top, lm_keep=p.lm_keep,
+                          order=p.order)
 
 
 def _arm_numbers(runs: list[dict]) -> dict:

@@ -3,14 +3,15 @@
 1. *template transfer* — the final tautology set of the nearest solved training spec with the same
    template (numbers -> placeholders), its constants re-instantiated for this spec (spec §2.3:
    aligned constants map position by position; derived ones as c, c ± 1, c_a ± c_b);
-2. the *autoregressive tautology model* (`tautology_lm.py`), sampling whole clauses for the spec,
-   new quantifier-elimination literals included;
-3. the *GNN clause scorer* (`gnn.py`) over the spec's AST, ranking every 1- and 2-literal clause.
+2. the *GNN clause scorer* (`gnn.py`) over the spec's AST, ranking every 1- and 2-literal clause;
+3. the *autoregressive tautology model* (`tautology_lm.py`), sampling whole clauses for the spec,
+   new quantifier-elimination literals included.
 
-The batch is template transfer ∪ the model's 16 most frequent samples ∪ the GNN's top 32 (spec §2.3),
-in that order. `inject` is the only way a proposal reaches the abstraction: z3 must prove the clause
-∀-valid (rlimit + timeout; unknown = rejected); rejections are logged with z3's counter-model and
-the proposal's source, and every injected clause remembers its source.
+The batch is template transfer ∪ the GNN's top 32 ∪ the model's 16 most frequent samples (spec §2.3),
+verified in that order, ≤ 16 injected per iteration (the model's samples last: README, "Ordering").
+`inject` is the only way a proposal reaches the abstraction: z3 must prove the clause ∀-valid (rlimit +
+timeout; unknown = rejected); rejections are logged with z3's counter-model and the proposal's source,
+and every injected clause remembers its source.
 """
 
 from __future__ import annotations
@@ -22,13 +23,13 @@ from dataclasses import dataclass, field
 
 from proceedings.neurosyntheos import theory
 from proceedings.neurosyntheos.families import template
-from proceedings.neurosyntheos.spec import Spec
+from proceedings.neurosyntheos.spec import MAX_INPUTS, Spec
 
 log = logging.getLogger(__name__)
 
 Candidate = tuple[tuple[str, bool], ...]  # (SMT-LIB literal text, polarity): a disjunction
 VERIFY_TIMEOUT_MS = 1000  # spec §2.3: 1 s per verification
-SOURCES = ("template", "lm", "gnn")
+SOURCES = ("template", "gnn", "lm")  # the default order of verification (measured: README)
 
 
 @dataclass
@@ -95,30 +96,31 @@ class NeuroPredictor:
     lm: object | None = None  # tautology_lm.TautologyLM
     gnn_top: int = 32  # spec §2.3: top-K_gnn = 32 candidates
     lm_keep: int = 16  # spec §2.3: 16 sequences (here the most frequent of 32 samples)
+    order: tuple[str, ...] = SOURCES  # the order proposals are verified and injected in
     log: list[dict] = field(default_factory=list)
     malformed: int = 0  # model samples that were no clause (never verified, never injected)
     _queue: dict = field(default_factory=dict)
 
     def proposals(self, spec: Spec) -> list[tuple[Candidate, str]]:
-        """(candidate, source): template transfer (nearest same-template member), the model's samples,
-        the GNN's ranking; a candidate proposed twice keeps its first source."""
-        out: list[tuple[Candidate, str]] = []
+        """(candidate, source): template transfer (nearest same-template member), the GNN's ranking and the
+        model's samples, sources in `order`; a candidate proposed twice keeps its first source."""
+        by_source: dict[str, list[Candidate]] = {source: [] for source in SOURCES}
         key = template(spec)
         members = [s for s in self.library if s.template == key]
         if members:
             target = spec.constants()
             nearest = min(members, key=lambda s: sum(abs(a - b) for a, b in zip(s.constants, target)))
-            out += [(c, "template") for c in transfer(nearest, spec)]
+            by_source["template"] = transfer(nearest, spec)
         if self.lm is not None:
             from proceedings.neurosyntheos.tautology_lm import sample
-            clauses, malformed = sample(self.lm, spec, keep=self.lm_keep)
+            by_source["lm"], malformed = sample(self.lm, spec, keep=self.lm_keep)
             self.malformed += malformed
-            out += [(c, "lm") for c in clauses]
         if self.scorer is not None:
-            out += [(c, "gnn") for c in self.scorer.rank(spec)[: self.gnn_top]]
+            by_source["gnn"] = self.scorer.rank(spec)[: self.gnn_top]
         first = {}
-        for candidate, source in out:
-            first.setdefault(tuple(sorted(candidate)), (candidate, source))
+        for source in self.order:
+            for candidate in by_source[source]:
+                first.setdefault(tuple(sorted(candidate)), (candidate, source))
         return list(first.values())
 
     def inject(self, state, iteration: int, limit: int, budget) -> tuple[int, int]:
@@ -145,8 +147,10 @@ class NeuroPredictor:
         return added, rejected
 
     def _clause(self, state, candidate: Candidate):
-        """Map a candidate's literals onto the state's propositions (new input literals are added
-        only after validity is proved; new output literals are never invented)."""
+        """Map a candidate's literals onto the state's propositions. A literal that is constant on its own
+        (z3 reads a sample's `(<= 12)` as true) is no proposition: under its polarity a false one is dropped
+        from the disjunction, a true one makes the clause trivial. New input literals are interned only for
+        a valid clause that no known clause subsumes; new output literals are never invented."""
         import z3
         try:  # a malformed literal (the tautology model can write one) makes no clause
             parsed = [(parse_smt(text, state.spec), pol) for text, pol in candidate]
@@ -154,23 +158,39 @@ class NeuroPredictor:
             return None
         if not all(z3.is_bool(expr) for expr, _ in parsed):
             return None
-        clause = set()
+        known, new = set(), []
         for expr, pol in parsed:
-            known = state.find(expr)
-            if known is not None:
-                clause.add((known, pol))
+            prop = state.find(expr)
+            if prop is not None:
+                known.add((prop, pol))
                 continue
             names = theory.free_variable_names(expr)
             if any(state.spec.variables.get(n) and state.spec.variables[n].owner == "system" for n in names):
                 return None
-            formula = z3.Or([e if p else z3.Not(e) for e, p in parsed])
-            if theory.check_valid(formula, VERIFY_TIMEOUT_MS).valid is not True:
+            constant = _constant(expr)
+            if constant is None:
+                new.append((expr, pol))
+            elif constant == pol:
                 return None
-            prop = state.intern(expr, "predicted")
-            if prop is None:
-                return None
-            clause.add((prop, pol))
-        return frozenset(clause)
+        if not new:
+            return frozenset(known) or None
+        if state.implied(frozenset(known)):
+            return None
+        if theory.check_valid(z3.Or([e if p else z3.Not(e) for e, p in parsed]), VERIFY_TIMEOUT_MS).valid is not True:
+            return None
+        if sum(not lit.output for lit in state.literals) + len(new) > MAX_INPUTS:
+            return None
+        return frozenset(known | {(state.intern(expr, "predicted"), pol) for expr, pol in new})
+
+
+def _constant(expr) -> bool | None:
+    """True / False when `expr` holds for every / no value of its variables; None otherwise or undecided."""
+    import z3
+    if theory.check_valid(expr, VERIFY_TIMEOUT_MS).valid is True:
+        return True
+    if theory.check_valid(z3.Not(expr), VERIFY_TIMEOUT_MS).valid is True:
+        return False
+    return None
 
 
 def solved_from_trace(spec: Spec, records: list[dict]) -> Solved:
