@@ -196,7 +196,8 @@ SYSTEMS: tuple[System, ...] = (
            "point recovery, follows sparse 2D controls more precisely.", needs=("cv2", "imageio", "diffusers")),
     System("mobta", "MobTA: bus-conditioned zero-shot trajectory generation by task arithmetic",
            "Adding the source city's bus-to-mobility task vector to a target-city bus model "
-           "generates target-city trajectories close to a model trained on them.", needs=("peft",)),
+           "generates target-city trajectories close to a model trained on them.", needs=("peft",),
+           warm_up="proceedings.mobta.backbone:warm_up"),
     System("mocar", "MoCAR: motion-code coordinate-aware autoregression for trajectory forecasting",
            "Autoregressing over a continuous, coordinate-aware motion-code space forecasts "
            "trajectories competitively with a single-stage decoder.", needs=("sumo", "sumolib")),

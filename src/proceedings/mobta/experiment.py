@@ -28,7 +28,7 @@ from proceedings.core.runtime import atomic_write_text, check_scale, seed_everyt
 from proceedings.mobta.backbone import Backbone, backbone
 from proceedings.mobta.baselines import epr_baseline
 from proceedings.mobta.city import City
-from proceedings.mobta.diagnostics import cosine
+from proceedings.mobta.diagnostics import cosine, norms, token_nll
 from proceedings.mobta.feeds import load_city
 from proceedings.mobta.fields import city_fields
 from proceedings.mobta.finetuning import Recipe, TrainLog, finetune
@@ -61,7 +61,7 @@ class ExperimentConfig:
     eval_days: int = 400  # held-out "real" target person-days
     samples: int = 300  # generated per arm (issue: >= 200)
     mus: tuple[float, ...] = (0.5, 1.0, 1.5)
-    max_new_tokens: int = 64
+    length_margin: int = 8  # a sample may run this many tokens past the longest training sequence of its tag
     sample_batch: int = 100
     bootstrap: int = 200
     control: bool = True  # also run the --behaviour-shift control
@@ -72,21 +72,26 @@ CONFIGS = {
     # spec §5 tiny: a 2-layer Llama over the format's vocabulary, full fine-tunes, a synthetic pair. The target
     # is polycentric and twice the source's size, so the source's person-days read in the target grid leave a
     # gap to the oracle (tests/mobta/test_setting.py); 4,000 held-out days keep the real histograms' own noise
-    # (5-10 days per simulated person) below the gaps being measured.
+    # (5-10 days per simulated person) below the gaps being measured. Sized to the 60 CPU-s budget (README,
+    # "Where tiny's time goes"): 4 fine-tunes x 100 steps are half of it; the behaviour-shift control (a fifth
+    # fine-tune) runs in small only.
     "tiny": ExperimentConfig(
         model="tiny", source="synthetic:monocentric:0", target="synthetic:polycentric:4:40",
-        recipe=Recipe(steps=150, batch=32, lr=2e-3, lora_r=None, warmup_steps=10, checkpoint_every=50),
-        eval_days=4000, max_new_tokens=40),
-    # SmolLM2-135M + LoRA r=8 (new-token rows lr 1e-3, LoRA lr 2e-4), Cairns -> NYC subway.
+        recipe=Recipe(steps=100, batch=32, lr=4e-3, lora_r=None, warmup_steps=10, checkpoint_every=50),
+        eval_days=4000, samples=200, control=False),
+    # SmolLM2-135M + LoRA r=8, Cairns -> NYC subway. The spec's lrs (LoRA 2e-4, rows 1e-3) leave the added rows
+    # at the old embeddings' mean (norm 2.2 of a row norm 3.2): measured, 30 steps at 1e-3 / 5e-3 still gave
+    # loss 6.3 and 0 % valid person-days, 40 steps at 1e-3 / 2e-2 loss 3.8 (README). Batch 8 to fit 2 cores;
+    # no control (one fine-tune more; the run folder keeps the others if it is added later).
     "small": ExperimentConfig(
         model="smollm2-135m", source="cairns", target="nyc_subway",
-        recipe=Recipe(steps=80, batch=16, lr=2e-4, new_row_lr=1e-3, lora_r=8, checkpoint_every=10),
-        bus_sequences=1280, mob_days=1280, eval_days=4000, samples=200, max_new_tokens=72, sample_batch=50, resume=True),
+        recipe=Recipe(steps=80, batch=8, lr=1e-3, new_row_lr=2e-2, lora_r=8, warmup_steps=8, checkpoint_every=10),
+        bus_sequences=1280, mob_days=1280, eval_days=4000, samples=200, sample_batch=100, control=False, resume=True),
     # Full scale: any HF causal LM (--model), GPUs via Accelerate; longer fine-tunes, more samples.
     "paper": ExperimentConfig(
         model="smollm2-135m", source="cairns", target="nyc_subway",
         recipe=Recipe(steps=3000, batch=64, lr=2e-4, new_row_lr=1e-3, lora_r=8, checkpoint_every=200),
-        bus_sequences=20000, mob_days=20000, eval_days=5000, samples=5000, max_new_tokens=96, sample_batch=256,
+        bus_sequences=20000, mob_days=20000, eval_days=5000, samples=5000, sample_batch=256,
         mus=(0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5), bootstrap=1000, resume=True),
 }
 
@@ -138,6 +143,14 @@ def encode_tasks(cfg: ExperimentConfig, base: Backbone, work: Workload, seed: in
         work.sequences["mob_T_shifted"] = encode(work.real["shifted train"], "mob")
 
 
+def length_limits(work: Workload, margin: int) -> dict[str, int]:
+    """Per tag, the most new tokens a sample may take: the longest training sequence of that tag (either city)
+    plus a margin, so every arm of a tag is sampled alike and a model that never ends is cut, not waited for."""
+    longest = {tag: max(len(s) - 1 for task, seqs in work.sequences.items() if task.startswith(tag) for s in seqs)
+               for tag in ("bus", "mob")}
+    return {tag: n + margin for tag, n in longest.items()}
+
+
 def ideal_learners(work: Workload, cfg: ExperimentConfig, seed: int) -> dict[str, float]:
     """The mean JSD a perfect learner of each arm's training data would reach on the held-out target days
     (`cfg.samples` days drawn from that data): whether there is a gap for MobTA to close at all, before any
@@ -176,12 +189,19 @@ def train_vectors(cfg: ExperimentConfig, base: Backbone, work: Workload) -> tupl
     return vectors, logs, float(np.mean(build_s)) if build_s else float("nan")
 
 
-def run_folder(cfg: ExperimentConfig, base: Backbone) -> Path:
-    """$PROCEEDINGS_CACHE/mobta/runs/<hash of what the fine-tunes and samples depend on>: checkpoints, finished
-    vectors and each arm's samples (so a change of the evaluation alone keeps them)."""
-    trained = {k: v for k, v in asdict(cfg).items() if k not in ("eval_days", "bootstrap", "control", "resume")}
-    key = hashlib.sha256(json.dumps([trained, base.base_hash], default=str).encode()).hexdigest()[:12]
-    return cache_root() / "mobta" / "runs" / key
+TRAINING = ("model", "source", "target", "recipe", "grid", "bus_sequences", "mob_days")
+SAMPLING = ("samples", "mus", "length_margin", "sample_batch")
+
+
+def run_folder(cfg: ExperimentConfig, base: Backbone, fields: tuple[str, ...] = TRAINING) -> Path:
+    """$PROCEEDINGS_CACHE/mobta/runs/<hash of what the fine-tunes depend on>: checkpoints and finished vectors;
+    with `fields=TRAINING + SAMPLING` a subfolder for each arm's samples (so a change of the evaluation alone,
+    or of the sampling alone, keeps the fine-tunes)."""
+    config = asdict(cfg)
+    key = lambda names: hashlib.sha256(json.dumps([{k: config[k] for k in names}, base.base_hash],  # noqa: E731
+                                                  default=str).encode()).hexdigest()[:12]
+    folder = cache_root() / "mobta" / "runs" / key(TRAINING)
+    return folder if fields == TRAINING else folder / f"samples-{key(fields)}"
 
 
 def arm_vectors(vectors: dict[str, TaskVector], mus: tuple[float, ...]) -> dict[str, tuple[TaskVector, str]]:
@@ -194,11 +214,13 @@ def arm_vectors(vectors: dict[str, TaskVector], mus: tuple[float, ...]) -> dict[
     return arms
 
 
-def sample_arms(cfg: ExperimentConfig, base: Backbone, arms: dict, seed: int) -> tuple[dict[str, Samples], dict]:
-    """Every arm merged densely and sampled with the same settings and seed (with `cfg.resume`, each arm's
-    samples are kept in the run folder, so a staged run does not sample an arm twice)."""
+def sample_arms(cfg: ExperimentConfig, base: Backbone, arms: dict, limits: dict[str, int],
+                seed: int) -> tuple[dict[str, Samples], dict]:
+    """Every arm merged densely and sampled with the same settings and seed, at most `limits[tag]` new tokens
+    (with `cfg.resume`, each arm's samples are kept in the run folder, so a staged run does not sample an arm
+    twice)."""
     out, speed = {}, {"apply_s": [], "sample_tokens_per_s": []}
-    folder = run_folder(cfg, base) if cfg.resume else None
+    folder = run_folder(cfg, base, TRAINING + SAMPLING) if cfg.resume else None
     for name, (vector, tag) in arms.items():
         kept = folder / f"samples-{name}.json" if folder else None
         if kept and kept.exists():
@@ -207,13 +229,35 @@ def sample_arms(cfg: ExperimentConfig, base: Backbone, arms: dict, seed: int) ->
             t0 = time.perf_counter()
             model = vector.apply_to(base.model)
             speed["apply_s"].append(time.perf_counter() - t0)
-            out[name] = sample(model, base.tokenizer, base.ids, tag, cfg.samples, seed, cfg.max_new_tokens,
+            out[name] = sample(model, base.tokenizer, base.ids, tag, cfg.samples, seed, limits[tag],
                                cfg.sample_batch, desc=f"sample {name}")
             del model
             if kept:
                 atomic_write_text(kept, json.dumps(out[name].to_dict()))
         speed["sample_tokens_per_s"].append(out[name].tokens / out[name].wall_s)
     return out, {k: float(np.mean(v)) if v else float("nan") for k, v in speed.items()}
+
+
+DIAGNOSED = (f"mobta_mu{MU:g}", "bus_only", "source_only", "oracle")
+
+
+def arm_diagnostics(cfg: ExperimentConfig, base: Backbone, arms: dict, work: Workload, days: int = 200) -> dict:
+    """Why an arm fails: each arm's next-token NLL and right-kind mass on held-out target person-days (all
+    prompted with `<mob>`, bus-only too), per token kind; and the norms of the arithmetic's parts."""
+    folder = run_folder(cfg, base, TRAINING + SAMPLING) if cfg.resume else None
+    kept = folder / f"token-nll-{days}.json" if folder else None
+    if kept and kept.exists():
+        nll = json.loads(kept.read_text())
+    else:
+        held_out = [base.ids.ids(base.tokenizer.encode(d, "mob")) for d in work.real["eval"][:days]]
+        nll = {name: token_nll(arms[name][0].apply_to(base.model), base.ids, held_out) for name in DIAGNOSED}
+        if kept:
+            atomic_write_text(kept, json.dumps(nll))
+    bus_t, bus_s, mob_s, mob_t = (arms[name][0] for name in ("bus_only", "bus_S", "source_only", "oracle"))
+    parts = {"tau_bus_T": bus_t, "tau_bus_S": bus_s, "tau_mob_S": mob_s, "shift_S (tau_mob_S - tau_bus_S)": mob_s - bus_s}
+    return {"held_out_token_nll": nll, "norms": {name: norms(v) for name, v in parts.items()},
+            "cosines": {"tau_bus_T vs tau_bus_S": cosine(bus_t, bus_s), "tau_mob_S vs tau_mob_T": cosine(mob_s, mob_t),
+                        "shift_S vs shift_T": cosine(mob_s - bus_s, mob_t - bus_t)}}
 
 
 def person_days_of(samples: Samples) -> list[Trajectory]:
@@ -254,7 +298,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     encode_tasks(cfg, base, work, seed)
     vectors, logs, build_s = train_vectors(cfg, base, work)
     arms = arm_vectors(vectors, cfg.mus)
-    samples, speed = sample_arms(cfg, base, arms, seed)
+    limits = length_limits(work, cfg.length_margin)
+    samples, speed = sample_arms(cfg, base, arms, limits, seed)
 
     judged = tuple(a for a in arms if a not in ("bus_S", "oracle_shifted"))
     table = scores(samples, work.real["eval"], work.bins, judged)
@@ -281,8 +326,9 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         "arms": table, "epr_reported_not_judged": {**epr, "fitted": fitted.to_dict()},
         "real_vs_real_floor": real_floor(work.real["eval"], work.bins, seed),
         "ideal_learner_mean_jsd": ideal_learners(work, cfg, seed),
-        "shift_cosine_source_vs_target": cosine(vectors["mob_S"] - vectors["bus_S"], vectors["mob_T"] - vectors["bus_T"]),
         "invalid_reasons": {name: dict(s.invalid.most_common(3)) for name, s in samples.items()},
+        "diagnostics": arm_diagnostics(cfg, base, arms, work),
+        "sample_length_limits": limits,
         "speed": speed_numbers(work, logs, vectors, speed, build_s),
     }
     if cfg.control:
