@@ -1,7 +1,6 @@
 """Dense task-vector arithmetic is exact, matches PEFT's own merge, and refuses mismatched vectors."""
 
 import copy
-import subprocess
 import sys
 
 import pytest
@@ -86,13 +85,17 @@ def test_a_full_fine_tunes_vector_applied_to_its_base_is_the_fine_tuned_model():
     assert max(float((merged[k] - p).abs().max()) for k, p in tuned.named_parameters()) <= 1e-6
 
 
-def test_combining_grid_16_and_grid_32_vectors_exits_2_naming_both(tmp_path):
+def test_combining_grid_16_and_grid_32_vectors_exits_2_naming_both(tmp_path, monkeypatch, capsys):
+    from proceedings.cli import main
+
     for name, grid in (("coarse", 16), ("fine", 32)):
         TaskVector({"w": torch.ones(2)}, {"base_hash": "b", "tokenizer_hash": "t", "grid": grid, "slot_minutes": 30}
                    ).save(tmp_path / f"{name}.safetensors")
-    run = subprocess.run([sys.executable, "-m", "proceedings", "mobta", "arith", "coarse - fine",
-                          "--vec", f"coarse={tmp_path / 'coarse.safetensors'}", "--vec", f"fine={tmp_path / 'fine.safetensors'}",
-                          "--out-dir", str(tmp_path)], capture_output=True, text=True)
-    assert run.returncode == 2
-    message = run.stdout + run.stderr
+    monkeypatch.setattr(sys, "argv", ["proceedings", "mobta", "arith", "coarse - fine",
+                                      "--vec", f"coarse={tmp_path / 'coarse.safetensors'}",
+                                      "--vec", f"fine={tmp_path / 'fine.safetensors'}", "--out-dir", str(tmp_path)])
+    with pytest.raises(SystemExit) as exited:  # in-process: the `proceedings` entry point, without a second interpreter
+        main()
+    assert exited.value.code == 2
+    message = "".join(capsys.readouterr())
     assert "grid 16" in message and "grid 32" in message and "coarse" in message and "fine" in message
