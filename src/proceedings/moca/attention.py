@@ -53,12 +53,6 @@ def context_size(n: int, points: int, k: int, sigma: int, mode: str = "moca") ->
     return tokens * (1 + k) + (n - 1 - k) * c
 
 
-def attention_flops(n: int, points: int, k: int, sigma: int, dim: int, mode: str = "moca") -> int:
-    """Analytic FLOPs of the two attention matmuls (QK^T and AV) of one forward, one sample."""
-    tokens = points + summary_tokens(points, sigma)
-    return 4 * n * tokens * context_size(n, points, k, sigma, mode) * dim
-
-
 class MoCAttention(nn.Module):
     """Multi-head attention over components: x (B, N, T, d) -> (B, N, T, d), T = L + L/σ + 1.
 
