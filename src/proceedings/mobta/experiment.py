@@ -198,8 +198,11 @@ def run_folder(cfg: ExperimentConfig, base: Backbone, fields: tuple[str, ...] = 
     with `fields=TRAINING + SAMPLING` a subfolder for each arm's samples (so a change of the evaluation alone,
     or of the sampling alone, keeps the fine-tunes)."""
     config = asdict(cfg)
-    key = lambda names: hashlib.sha256(json.dumps([{k: config[k] for k in names}, base.base_hash],  # noqa: E731
-                                                  default=str).encode()).hexdigest()[:12]
+
+    def key(names: tuple[str, ...]) -> str:
+        chosen = {k: config[k] for k in names}
+        return hashlib.sha256(json.dumps([chosen, base.base_hash], default=str).encode()).hexdigest()[:12]
+
     folder = cache_root() / "mobta" / "runs" / key(TRAINING)
     return folder if fields == TRAINING else folder / f"samples-{key(fields)}"
 

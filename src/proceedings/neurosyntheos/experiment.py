@@ -17,7 +17,7 @@ import os
 import statistics
 import time
 from pathlib import Path
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from proceedings.core.progress import progress_bar
 from proceedings.core.results import Result, artifact_dir
@@ -236,8 +236,8 @@ def plot_arms(runs: dict[str, list[dict]], path: Path) -> Path:
 
 
 def fresh_predictor(p: NeuroPredictor) -> NeuroPredictor:
-    return NeuroPredictor(library=p.library, scorer=p.scorer, lm=p.lm, gnn_top=p.gnn_top, lm_keep=p.lm_keep,
-                          order=p.order)
+    """The same predictor with an empty log and queue: every setting carried over, none to forget."""
+    return replace(p, log=[], malformed=0, _queue={})
 
 
 def _arm_numbers(runs: list[dict]) -> dict:

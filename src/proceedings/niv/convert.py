@@ -24,7 +24,7 @@ from proceedings.niv.baselines import AlgorithmicBaseline
 from proceedings.niv.data import Glyph, point_features
 from proceedings.niv.export import corner_key, make_variable_font, parse_axes
 from proceedings.niv.fonts import open_font
-from proceedings.niv.outline_check import defects, shrink_until_sound
+from proceedings.niv.outline_check import defects_at_corners, shrink_until_sound
 from proceedings.niv.validate import Report, validate
 from proceedings.niv.variations import AXES, axis_signs, corner_locations, glyph_outline, location_vector, unicode_map
 
@@ -179,8 +179,7 @@ def convert(in_path: Path | str, out_path: Path | str, axes: str, predictor: Pre
     scale = font["head"].unitsPerEm / 2.0
     displacements = {}
     for glyph, pred in zip(glyphs, predicted):
-        failed = set().union(*(defects(glyph.points, glyph.points + p, glyph.features[:, 2], glyph.contour)
-                               for p in pred))
+        failed = defects_at_corners(glyph.points, pred, glyph.features[:, 2], glyph.contour)
         if failed:
             result.fallback.append(glyph.name)
             for check in failed:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import resource
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from proceedings.niv.evaluate import bootstrap_difference, corner_errors
 from proceedings.niv.export import corner_key, make_variable_font
 from proceedings.niv.fonts import FontFile, variable_files
 from proceedings.niv.model import NIVConfig, default_model_dir
-from proceedings.niv.outline_check import defects
+from proceedings.niv.outline_check import defects_at_corners
 from proceedings.niv.train import TrainConfig, predict, train
 from proceedings.niv.variations import (AXES, axis_signs, corner_locations, font_axes, glyph_outline, simple_glyphs,
                                         total_displacement)
@@ -262,16 +263,14 @@ def real_outline_refusals(vf) -> dict:
     the real font's outlines would be stricter than type design itself. {glyphs, refused, per check}."""
     corners = corner_locations(axis_signs(font_axes(vf)))
     names = simple_glyphs(vf)
-    per_check: dict[str, int] = {}
+    per_check, refused = Counter(), 0
     for name in names:
         outline = glyph_outline(vf, name)
-        failed = set().union(*(defects(outline.points, outline.points + total_displacement(vf, outline, c),
-                                       outline.on_curve, outline.contour) for c in corners))
-        for check in failed:
-            per_check[check] = per_check.get(check, 0) + 1
-        per_check["any"] = per_check.get("any", 0) + bool(failed)
-    return {"glyphs": len(names), "refused": per_check.get("any", 0),
-            "checks": {k: v for k, v in per_check.items() if k != "any"}}
+        failed = defects_at_corners(outline.points, (total_displacement(vf, outline, c) for c in corners),
+                                    outline.on_curve, outline.contour)
+        per_check.update(failed)
+        refused += bool(failed)
+    return {"glyphs": len(names), "refused": refused, "checks": dict(per_check)}
 
 
 def export_roundtrip_units(font_file: FontFile, charset: str, out: Path) -> float:

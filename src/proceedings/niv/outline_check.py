@@ -64,6 +64,10 @@ def defects(default: np.ndarray, deformed: np.ndarray, on_curve: np.ndarray, con
     return found
 
 
+def defects_at_corners(default: np.ndarray, displacements, on_curve: np.ndarray, contour: np.ndarray) -> set[str]:
+    """Every check the outline fails at any corner, one (P, 2) displacement per corner."""
+    return set().union(*(defects(default, default + d, on_curve, contour) for d in displacements))
+
 
 def shrink_until_sound(default: np.ndarray, displacement: np.ndarray, on_curve: np.ndarray, contour: np.ndarray
                        ) -> tuple[np.ndarray, float]:
