@@ -169,24 +169,32 @@ def warm_up() -> None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    jobs = ["model"] + [system.slug for system in SYSTEMS if system.warm_up and system.implemented]
     with ProcessPoolExecutor(WARM_UP_WORKERS, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for future in as_completed([pool.submit(_warm_one, job) for job in jobs]):
+        for future in as_completed([pool.submit(_warm_one, job) for job in warm_up_jobs()]):
             console.print(future.result())
+
+
+def warm_up_jobs() -> list[str]:
+    """The systems with a warm-up hook, longest first (so the two workers finish together), then "model"."""
+    hooks = sorted((system for system in SYSTEMS if system.warm_up and system.implemented),
+                   key=lambda system: -system.warm_up_cpu_s)
+    return [system.slug for system in hooks] + ["model"]
 
 
 def _warm_one(job: str) -> str:
     """One warm-up job ("model" or a system's slug), in its own process; returns the line to print."""
     from proceedings.core.models import DEFAULT_MODEL, resolve_model_source
-    from proceedings.core.runtime import stopwatch
+    from proceedings.core.runtime import set_threads, stopwatch
 
+    set_threads()  # $PROCEEDINGS_THREADS (1 under make): two 2-thread jobs on 2 cores ran 3-5x slower, and
+    # a cache trained with another thread count differs in its last bits from the one the tests rebuild
     with stopwatch() as elapsed:
         if job == "model":
             resolve_model_source(DEFAULT_MODEL)
             done = f"{DEFAULT_MODEL} ready"
         else:
             done = next(system for system in SYSTEMS if system.slug == job).warm()
-    return f"{'model cache' if job == 'model' else job}: {done} ({elapsed.wall_s:.1f} s)"
+    return f"{'model cache' if job == 'model' else job}: {done} ({elapsed.wall_s:.1f} s, {elapsed.cpu_s:.1f} CPU-s)"
 
 
 @app.command()

