@@ -12,6 +12,7 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.pro import objectives, strength
 from proceedings.pro.config import PolicyConfig
 from proceedings.pro.experiment import CONFIGS
+from proceedings.pro.key import load_key
 from proceedings.pro.policy import WatermarkPolicy
 from proceedings.pro.training import WatermarkTrainer
 
@@ -55,6 +56,38 @@ def test_calibration_reaches_the_target_kl_within_5_percent(tiny_world, tiny_blo
     measured = strength.teacher_kl(original, bias, trainer.delta)  # recomputed at the delta now in use
     assert trainer.delta == found["delta"] and abs(measured - 0.3) <= 0.05 * 0.3
     assert found["teacher_gap"] > 0 and found["teacher_z_per_token"] > 0
+
+
+def test_recalibration_brings_a_drifted_policys_teacher_back_to_the_target_kl(tiny_world, tiny_blocks):
+    trainer = _trainer(tiny_world, target_kl=0.3)
+    trainer.warm_start_policy(tiny_blocks)
+    trainer.calibrate(tiny_blocks[-8:])
+    blocks, original = trainer.reference
+    with torch.no_grad():
+        trainer.policy.mlp[-1].weight.mul_(3.0)  # the policy strengthens its mark, as joint training does
+
+    @torch.no_grad()
+    def kl() -> float:
+        return strength.teacher_kl(original, strength.unit_bias_and_green(trainer.policy, blocks)[0], trainer.delta)
+
+    drifted = kl()
+    assert drifted > 1.05 * 0.3  # without re-calibration the strengths are no longer matched
+    point = trainer.recalibrate()
+    assert point["held_out_teacher_kl_before"] == pytest.approx(drifted)
+    assert abs(kl() - 0.3) <= 0.01 * 0.3 and point["delta"] == trainer.delta
+    assert trainer.strength_path == [{"step": 0, **point}]
+
+
+def test_training_holds_the_teacher_kl_at_every_recalibration_and_at_release(tiny_pro_run):
+    out, _, trainer = tiny_pro_run
+    every, steps, target = trainer.config.recalibrate_every, trainer.config.steps, trainer.config.target_kl
+    assert [point["step"] for point in trainer.strength_path] == list(range(every, steps + 1, every))
+    assert all(abs(point["held_out_teacher_kl"] - target) <= 0.01 * target for point in trainer.strength_path)
+    blocks, original = trainer.reference
+    with torch.no_grad():
+        released = strength.teacher_kl(original, strength.unit_bias_and_green(trainer.policy, blocks)[0],
+                                       load_key(out / "key").params["delta"])
+    assert abs(released - target) <= 0.01 * target
 
 
 def test_learnability_term_reaches_the_policy_at_step_0(tiny_world, tiny_blocks):
