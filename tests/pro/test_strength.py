@@ -1,5 +1,6 @@
 """Matched strength and joint training: full-vocabulary colours, detection scores, delta calibration, the learnability
-gradient at step 0, the floor against a fading mark, and resume refusing another configuration."""
+gradient at step 0, the floor against a fading mark, re-calibration that holds the teacher's KL through training,
+and `train --resume` refusing another configuration."""
 
 import copy
 import json
@@ -125,15 +126,6 @@ def test_the_floor_pushes_a_fading_policy_back_towards_its_calibrated_mark(tiny_
     assert objectives.mark_floor(torch.tensor(floor * 1.1), floor).item() == 0  # above the floor: no force
 
 
-def test_resume_with_a_changed_setting_is_refused_naming_the_field(tiny_world, tiny_blocks, tmp_path):
-    _trainer(tiny_world, steps=2).fit(tiny_blocks[:-8], tmp_path, calibration=tiny_blocks[-8:])
-    changed = _trainer(tiny_world, steps=2, lr_model=5e-3)
-    with pytest.raises(ProceedingsError, match=r"train\.lr_model .*differs"):
-        changed.fit(tiny_blocks[:-8], tmp_path, resume=True, calibration=tiny_blocks[-8:])
-    calibration = json.loads((tmp_path / "calibration.json").read_text())
-    assert calibration["delta"] > 0
-
-
 @pytest.mark.parametrize("change", [{"target_kl": 0.0}, {"target_kl": -1.0}])
 def test_non_positive_target_kl_is_refused_naming_it(tiny_world, change):
     with pytest.raises(ProceedingsError, match="target_kl"):
@@ -159,3 +151,17 @@ def test_detect_out_writes_the_scores_as_plain_json(tiny_world, tiny_blocks, tin
     assert done.exit_code == 0, done.output
     scores = json.loads(out.read_text())
     assert len(scores) == 2 and all(score["n_scored"] > 0 and "z" in score for score in scores)
+
+
+def test_cli_train_resume_with_a_changed_flag_is_refused_naming_the_field(tmp_path):
+    from typer.testing import CliRunner
+
+    from proceedings.pro.cli import app
+
+    train = ["train", "--model", "tiny", "--method", "kgw-distill", "--steps", "2", "--batch-size", "4",
+             "--seq-len", "32", "--train-layers", "all", "--out", str(tmp_path)]
+    assert CliRunner().invoke(app, train).exit_code == 0
+    refused = CliRunner().invoke(app, [*train, "--lr", "5e-3", "--resume"])
+    assert isinstance(refused.exception, ProceedingsError)  # `proceedings` prints it on one line, exit 2
+    assert "train.lr_model (checkpoint 0.0001, now 0.005) differs" in str(refused.exception)
+    assert json.loads((tmp_path / "calibration.json").read_text())["delta"] > 0  # the first run's files are kept

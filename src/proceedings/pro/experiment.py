@@ -231,6 +231,25 @@ class Setting:
                                 self.weight_attacks, self.scale, self.seed)
 
 
+def original_samples(original, prompts, cfg: ExperimentConfig, seed: int):
+    """The original model's own continuations of the prompts (negatives), sampled once per model, prompts,
+    length, seed and sampling code, and kept: a staged run's every piece needs them (about a minute each
+    at small scale)."""
+    import torch
+
+    code = (Path(__file__).parent / "generation.py").read_bytes()
+    key = hashlib.sha256(json.dumps([cfg.model, cfg.new_tokens, cfg.gen_batch, seed]).encode() + code
+                         + prompts.numpy().tobytes()).hexdigest()[:16]
+    path = cache_root() / "pro" / "original-samples" / f"{key}.pt"
+    if path.is_file():
+        return torch.load(path)
+    samples = sample(original, prompts, cfg.new_tokens, cfg.gen_batch, seed, progress="sample original")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(samples, path.with_suffix(".tmp"))
+    path.with_suffix(".tmp").replace(path)
+    return samples
+
+
 def prepare(scale: str, seed: int = 0) -> Setting:
     """Load the original model; split clean distillation text (its last blocks held out for calibration)
     from held-out prompts with human and original-model continuations; build the attacks."""
@@ -240,8 +259,7 @@ def prepare(scale: str, seed: int = 0) -> Setting:
     original.requires_grad_(False)
     split = split_corpus(read_documents(), tokenizer, cfg.train.seq_len, cfg.prompt_len, cfg.new_tokens,
                          cfg.n_prompts, seed)
-    data = EvalSet(split.prompts, split.human, sample(original, split.prompts, cfg.new_tokens, cfg.gen_batch, seed,
-                                                      progress="sample original"),
+    data = EvalSet(split.prompts, split.human, original_samples(original, split.prompts, cfg, seed),
                    cfg.new_tokens, cfg.gen_batch, seed)
     return Setting(cfg, scale, seed, original, tokenizer, split, data, attack_suite(original, split.train, cfg, seed))
 
