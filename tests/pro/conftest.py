@@ -31,7 +31,7 @@ def tiny_pro_run(tiny_world, tiny_blocks, tmp_path_factory):
     cfg = CONFIGS["tiny"]
     # a stronger teacher than the experiment's (KL 1.5, not 0.5): these tests need a mark that is learnt;
     # 100 steps with FPL every 2nd (6 CPU-s; 150 steps with FPL every step: 12 CPU-s, detection AUC 0.82 vs 0.81)
-    train = replace(cfg.train, target_kl=1.5, steps=100, fpl_every=2)
+    train = replace(cfg.train, target_kl=1.5, steps=100, fpl_every=2, recalibrate_every=25)
     trainer = WatermarkTrainer(model, tokenizer, train, policy=cfg.policy, kgw=cfg.kgw)
     out = tmp_path_factory.mktemp("pro-run")
     trainer.fit(tiny_blocks, out)

@@ -1,5 +1,6 @@
 """Matched strength and joint training: full-vocabulary colours, detection scores, delta calibration, the learnability
-gradient at step 0, the floor against a fading mark, and resume refusing another configuration."""
+gradient at step 0, the floor against a fading mark, re-calibration that holds the teacher's KL through training,
+and `train --resume` refusing another configuration."""
 
 import copy
 import json
@@ -12,6 +13,7 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.pro import objectives, strength
 from proceedings.pro.config import PolicyConfig
 from proceedings.pro.experiment import CONFIGS
+from proceedings.pro.key import load_key
 from proceedings.pro.policy import WatermarkPolicy
 from proceedings.pro.training import WatermarkTrainer
 
@@ -57,6 +59,38 @@ def test_calibration_reaches_the_target_kl_within_5_percent(tiny_world, tiny_blo
     assert found["teacher_gap"] > 0 and found["teacher_z_per_token"] > 0
 
 
+def test_recalibration_brings_a_drifted_policys_teacher_back_to_the_target_kl(tiny_world, tiny_blocks):
+    trainer = _trainer(tiny_world, target_kl=0.3)
+    trainer.warm_start_policy(tiny_blocks)
+    trainer.calibrate(tiny_blocks[-8:])
+    blocks, original = trainer.reference
+    with torch.no_grad():
+        trainer.policy.mlp[-1].weight.mul_(3.0)  # the policy strengthens its mark, as joint training does
+
+    @torch.no_grad()
+    def kl() -> float:
+        return strength.teacher_kl(original, strength.unit_bias_and_green(trainer.policy, blocks)[0], trainer.delta)
+
+    drifted = kl()
+    assert drifted > 1.05 * 0.3  # without re-calibration the strengths are no longer matched
+    point = trainer.recalibrate()
+    assert point["held_out_teacher_kl_before"] == pytest.approx(drifted)
+    assert abs(kl() - 0.3) <= 0.01 * 0.3 and point["delta"] == trainer.delta
+    assert trainer.strength_path == [{"step": 0, **point}]
+
+
+def test_training_holds_the_teacher_kl_at_every_recalibration_and_at_release(tiny_pro_run):
+    out, _, trainer = tiny_pro_run
+    every, steps, target = trainer.config.recalibrate_every, trainer.config.steps, trainer.config.target_kl
+    assert [point["step"] for point in trainer.strength_path] == list(range(every, steps + 1, every))
+    assert all(abs(point["held_out_teacher_kl"] - target) <= 0.01 * target for point in trainer.strength_path)
+    blocks, original = trainer.reference
+    with torch.no_grad():
+        released = strength.teacher_kl(original, strength.unit_bias_and_green(trainer.policy, blocks)[0],
+                                       load_key(out / "key").params["delta"])
+    assert abs(released - target) <= 0.01 * target
+
+
 def test_learnability_term_reaches_the_policy_at_step_0(tiny_world, tiny_blocks):
     trainer = _trainer(tiny_world)
     batch = tiny_blocks[:4]
@@ -92,15 +126,6 @@ def test_the_floor_pushes_a_fading_policy_back_towards_its_calibrated_mark(tiny_
     assert objectives.mark_floor(torch.tensor(floor * 1.1), floor).item() == 0  # above the floor: no force
 
 
-def test_resume_with_a_changed_setting_is_refused_naming_the_field(tiny_world, tiny_blocks, tmp_path):
-    _trainer(tiny_world, steps=2).fit(tiny_blocks[:-8], tmp_path, calibration=tiny_blocks[-8:])
-    changed = _trainer(tiny_world, steps=2, lr_model=5e-3)
-    with pytest.raises(ProceedingsError, match=r"train\.lr_model .*differs"):
-        changed.fit(tiny_blocks[:-8], tmp_path, resume=True, calibration=tiny_blocks[-8:])
-    calibration = json.loads((tmp_path / "calibration.json").read_text())
-    assert calibration["delta"] > 0
-
-
 @pytest.mark.parametrize("change", [{"target_kl": 0.0}, {"target_kl": -1.0}])
 def test_non_positive_target_kl_is_refused_naming_it(tiny_world, change):
     with pytest.raises(ProceedingsError, match="target_kl"):
@@ -126,3 +151,17 @@ def test_detect_out_writes_the_scores_as_plain_json(tiny_world, tiny_blocks, tin
     assert done.exit_code == 0, done.output
     scores = json.loads(out.read_text())
     assert len(scores) == 2 and all(score["n_scored"] > 0 and "z" in score for score in scores)
+
+
+def test_cli_train_resume_with_a_changed_flag_is_refused_naming_the_field(tmp_path):
+    from typer.testing import CliRunner
+
+    from proceedings.pro.cli import app
+
+    train = ["train", "--model", "tiny", "--method", "kgw-distill", "--steps", "2", "--batch-size", "4",
+             "--seq-len", "32", "--train-layers", "all", "--out", str(tmp_path)]
+    assert CliRunner().invoke(app, train).exit_code == 0
+    refused = CliRunner().invoke(app, [*train, "--lr", "5e-3", "--resume"])
+    assert isinstance(refused.exception, ProceedingsError)  # `proceedings` prints it on one line, exit 2
+    assert "train.lr_model (checkpoint 0.0001, now 0.005) differs" in str(refused.exception)
+    assert json.loads((tmp_path / "calibration.json").read_text())["delta"] > 0  # the first run's files are kept

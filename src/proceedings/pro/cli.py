@@ -108,6 +108,8 @@ def train(
     delta: float = typer.Option(2.0, help="Watermark strength (replaced by the calibrated one with --target-kl)."),
     target_kl: Optional[float] = typer.Option(None, help="Calibrate delta so KL(teacher || original) equals this on "
                                                          "held-out blocks (equal strength across methods)."),
+    recalibrate_every: int = typer.Option(5, help="PRO with --target-kl: re-bisect delta to the target every N steps "
+                                                  "and after the last, as the policy learns (0: only before step 0)."),
     pro_context: int = typer.Option(2, help="PRO: context width n of the policy."),
     kgw_context: int = typer.Option(1, help="KGW: previous tokens k hashed into the green list."),
     resume: bool = typer.Option(False, "--resume", help="Continue from the last checkpoint (same configuration)."),
@@ -129,7 +131,8 @@ def train(
                          lr_model=lr, lr_policy=lr_policy, warmup=warmup, policy_warmup_steps=policy_warmup_steps,
                          fpl=not no_fpl, fpl_kinds=tuple(k.strip() for k in fpl_kinds.split(",") if k.strip()),
                          fpl_every=fpl_every, freeze_policy=freeze_policy, floor_fraction=floor_fraction,
-                         target_kl=target_kl, weights=_loss_weights(weight), mixed_precision=mixed_precision, seed=seed)
+                         target_kl=target_kl, recalibrate_every=recalibrate_every, weights=_loss_weights(weight),
+                         mixed_precision=mixed_precision, seed=seed)
     policy = PolicyConfig(n=pro_context, delta=delta, gamma=gamma or 0.5, output=policy_output, seed=seed)
     kgw = KGWConfig(gamma=gamma or 0.25, delta=delta, k=kgw_context)
     lm, tokenizer = _load(model, _device(device))

@@ -70,6 +70,7 @@ class TrainConfig:
     freeze_policy: bool = False  # the frozen-random-policy ablation
     policy_warmup_steps: int = 100  # policy-only steps on balance + magnitude before joint training
     floor_fraction: float = 1.0  # the teacher's green gap stays >= this x its gap at calibration (PRO)
+    recalibrate_every: int = 5  # PRO with target_kl: re-bisect delta to target_kl every this many steps (0: never)
     weights: LossWeights = field(default_factory=LossWeights)
     mixed_precision: str | None = None  # "bf16" on GPUs: fp32 weights, bf16 compute (Accelerate autocast)
     checkpoint_every: int = 25

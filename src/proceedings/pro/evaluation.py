@@ -10,14 +10,17 @@ keeps the small evaluation inside its budget.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import torch
 
+from proceedings.core.runtime import atomic_write_text
 from proceedings.pro.detector import Detector, Score
 from proceedings.pro.generation import perplexity, sample
 from proceedings.pro.metrics import detection_summary
@@ -88,16 +91,27 @@ def evaluate_condition(model, detector: Detector, original_model, data: EvalSet,
 
 
 def evaluate_under_attacks(model, detector: Detector, original_model, data: EvalSet, label: str,
-                           attacks: dict[str, Callable]) -> dict[str, ConditionResult]:
+                           attacks: dict[str, Callable], store: Path | None = None) -> dict[str, ConditionResult]:
     """`clean` (detection and quality) plus one entry per attack (detection; each attack builds a new
-    model, `model` is untouched)."""
+    model, `model` is untouched).  With `store`, each finished condition is kept there as JSON and
+    reused, so an evaluation interrupted between conditions resumes where it stopped."""
     negatives = null_z(detector, data)
-    results = {"clean": evaluate_condition(model, detector, original_model, data, negatives, f"{label}/clean")}
+
+    def kept(name: str, evaluate: Callable[[], ConditionResult]) -> ConditionResult:
+        path = store / f"{name}.json" if store is not None else None
+        if path is not None and path.is_file():
+            return ConditionResult(**json.loads(path.read_text()))
+        result = evaluate()
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(path, json.dumps(asdict(result)))
+        return result
+
+    results = {"clean": kept("clean", lambda: evaluate_condition(model, detector, original_model, data, negatives,
+                                                                 f"{label}/clean"))}
     for name, attack in attacks.items():
-        attacked = attack(model)
-        results[name] = evaluate_condition(attacked, detector, original_model, data, negatives, f"{label}/{name}",
-                                           quality=False)
-        del attacked
+        results[name] = kept(name, lambda: evaluate_condition(attack(model), detector, original_model, data, negatives,
+                                                              f"{label}/{name}", quality=False))
     return results
 
 

@@ -27,7 +27,7 @@ from proceedings.pro.evaluation import (EvalSet, detection_throughput, evaluate_
                                         null_z, policy_balance_error)
 from proceedings.pro.generation import perplexity, sample
 from proceedings.pro.kgw import KGWLogitsProcessor, KGWWatermark
-from proceedings.pro.metrics import paired_auc_difference, plot_green_gap, plot_roc
+from proceedings.pro.metrics import paired_auc_difference, plot_green_gap, plot_roc, plot_teacher_kl
 from proceedings.pro.policy import PolicyLogitsProcessor
 from proceedings.pro.tiny_world import tiny_model
 from proceedings.pro.training import RunFiles, WatermarkTrainer
@@ -73,7 +73,7 @@ CONFIGS = {
         model="smollm2-135m",
         # target KL 0.35: KGW's teacher at the paper's delta = 2, gamma = 0.25 measured 0.36 (round 1)
         train=TrainConfig(steps=40, batch_size=4, seq_len=64, train_layers=4, lr_model=3e-4, lr_policy=1e-3,
-                          fpl_every=2, policy_warmup_steps=60, checkpoint_every=20, target_kl=0.35),
+                          fpl_every=2, policy_warmup_steps=60, checkpoint_every=10, target_kl=0.35),
         kgw=KGWConfig(gamma=0.25, k=1),
         n_prompts=40, prompt_len=32, new_tokens=64, finetune_steps=10, finetune_lr=1e-4, gen_batch=40),
     "paper": ExperimentConfig(
@@ -112,7 +112,7 @@ def train_variant(name: str, original, tokenizer, cfg: ExperimentConfig, blocks,
     model = copy.deepcopy(original)
     trainer = WatermarkTrainer(model, tokenizer, train, policy=cfg.policy, kgw=cfg.kgw)
     latest = load_checkpoint(files.latest_checkpoint()) if files.latest_checkpoint() else None
-    resume = latest is not None and latest["config"] == trainer.given and latest["step"] < train.steps
+    resume = latest is not None and latest["config"] == trainer.given  # a finished run is re-released
     log.info("training %s for %d steps (%s)", name, train.steps, "resuming" if resume else "fresh")
     with stopwatch() as clock:
         trainer.fit(blocks, files.out, resume=resume, calibration=held_out)
@@ -123,7 +123,11 @@ def train_variant(name: str, original, tokenizer, cfg: ExperimentConfig, blocks,
                                            "train_cpu_s": round(clock.cpu_s, 1),
                                            "train_tokens_per_s": sum(speed) / len(speed), "resumed": resume,
                                            "calibration": trainer.calibration,
-                                           "teacher_kl": trainer.calibration["teacher_kl"]}
+                                           "teacher_kl": trainer.calibration["teacher_kl"],
+                                           # PRO: held-out KL before each re-calibration of delta (trainer)
+                                           "teacher_kl_path": [point["held_out_teacher_kl_before"]
+                                                               for point in trainer.strength_path],
+                                           "delta_end": trainer.delta}
 
 
 def _metrics(files: RunFiles) -> list[dict]:
@@ -183,7 +187,8 @@ def evaluate_variant(name: str, original, tokenizer, cfg: ExperimentConfig, spli
     detector = Detector(key, tokenizer)
     main_arm = name in ("pro", "kgw-distill")
     chosen = {attack: weight_attacks[attack] for attack in (ATTACKS if main_arm else cfg.ablation_attacks)}
-    conditions = evaluate_under_attacks(model, detector, original, data, name, chosen)
+    conditions = evaluate_under_attacks(model, detector, original, data, name, chosen,
+                                        store=cached.with_suffix(".conditions"))
     extras.update(final_strength(model, original, detector, held_out, key.params["delta"]))
     extras["detect_tokens_per_s"] = detection_throughput(detector, data.prompts, data.human)
     if key.kind == "pro":
@@ -226,6 +231,25 @@ class Setting:
                                 self.weight_attacks, self.scale, self.seed)
 
 
+def original_samples(original, prompts, cfg: ExperimentConfig, seed: int):
+    """The original model's own continuations of the prompts (negatives), sampled once per model, prompts,
+    length, seed and sampling code, and kept: a staged run's every piece needs them (about a minute each
+    at small scale)."""
+    import torch
+
+    code = (Path(__file__).parent / "generation.py").read_bytes()
+    key = hashlib.sha256(json.dumps([cfg.model, cfg.new_tokens, cfg.gen_batch, seed]).encode() + code
+                         + prompts.numpy().tobytes()).hexdigest()[:16]
+    path = cache_root() / "pro" / "original-samples" / f"{key}.pt"
+    if path.is_file():
+        return torch.load(path)
+    samples = sample(original, prompts, cfg.new_tokens, cfg.gen_batch, seed, progress="sample original")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(samples, path.with_suffix(".tmp"))
+    path.with_suffix(".tmp").replace(path)
+    return samples
+
+
 def prepare(scale: str, seed: int = 0) -> Setting:
     """Load the original model; split clean distillation text (its last blocks held out for calibration)
     from held-out prompts with human and original-model continuations; build the attacks."""
@@ -235,8 +259,7 @@ def prepare(scale: str, seed: int = 0) -> Setting:
     original.requires_grad_(False)
     split = split_corpus(read_documents(), tokenizer, cfg.train.seq_len, cfg.prompt_len, cfg.new_tokens,
                          cfg.n_prompts, seed)
-    data = EvalSet(split.prompts, split.human, sample(original, split.prompts, cfg.new_tokens, cfg.gen_batch, seed,
-                                                      progress="sample original"),
+    data = EvalSet(split.prompts, split.human, original_samples(original, split.prompts, cfg, seed),
                    cfg.new_tokens, cfg.gen_batch, seed)
     return Setting(cfg, scale, seed, original, tokenizer, split, data, attack_suite(original, split.train, cfg, seed))
 
@@ -255,6 +278,9 @@ def reproduce(scale: str, seed: int = 0) -> Result:
              f"PRO vs KGW distillation ({scale}, {cfg.train.steps} steps, equal teacher KL)")
     plot_green_gap({name: runs[name]["curve"] for name in ("kgw-distill", "pro")}, out / "green_gap.png",
                    f"Teacher and student green gap per step ({scale})")
+    plot_teacher_kl({name: runs[name]["curve"] for name in ("kgw-distill", "pro", *cfg.ablations)},
+                    out / "teacher_kl.png", f"Teacher strength per step ({scale}, delta re-calibrated for PRO)",
+                    cfg.train.target_kl)
     kgw = rows["kgw-distill"]
     pro = {**rows["pro"], **paired_differences(runs["pro"], runs["kgw-distill"], seed), **margins(rows["pro"], kgw)}
     checks = verdict(pro, kgw)
@@ -265,12 +291,15 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         system="pro", scale=scale, claim=CLAIM, metrics=metrics, baseline={"name": "KGW logit distillation", **kgw},
         checks=checks, paper=PAPER, paper_source="abstract", config={**asdict(cfg), "matched_by": MATCHED_BY},
         seed=seed, notes=notes(checks),
-        artifacts=[f"pro/{scale}/roc.png", f"pro/{scale}/green_gap.png"], device=str(next(original.parameters()).device),
+        artifacts=[f"pro/{scale}/roc.png", f"pro/{scale}/green_gap.png", f"pro/{scale}/teacher_kl.png"],
+        device=str(next(original.parameters()).device),
     )
 
 
 MATCHED_BY = ("equal steps, batches and trained layers; each method's delta calibrated before training so that "
-              "KL(teacher || original) = train.target_kl on held-out blocks (per arm: calibration.delta, teacher_kl)")
+              "KL(teacher || original) = train.target_kl on held-out blocks (per arm: calibration.delta, teacher_kl); "
+              "PRO's delta re-calibrated to the same target every train.recalibrate_every steps and after the last "
+              "(teacher_kl_path: the KL drifted to before each; delta_end; teacher_kl_end after training)")
 def final_strength(model, original, detector: Detector, blocks, delta: float) -> dict:
     """On held-out text after training: the teacher's KL and green gap under the final watermark, and the
     student's green gap (mean over sequences, 95 % t-interval) and z per token."""

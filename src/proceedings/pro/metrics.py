@@ -111,3 +111,21 @@ def plot_green_gap(runs: dict[str, list[dict]], path: Path | str, title: str) ->
     ax.set(xlabel="training step", ylabel="green mass minus the original's", title=title)
     ax.legend(fontsize=7)
     return _save(plt, fig, path)
+
+
+def plot_teacher_kl(runs: dict[str, list[dict]], path: Path | str, title: str, target: float | None) -> Path:
+    """Per training step, KL(teacher || original) on that step's batch (lines), and on the held-out blocks
+    just before each re-calibration of delta (markers: how far PRO's learning policy had drifted)."""
+    plt, fig, ax = _figure()
+    for label, records in runs.items():
+        line, = ax.plot([r["step"] for r in records], [r["teacher_kl"] for r in records], lw=1,
+                        label=f"{label}, training batch")
+        drifted = [r for r in records if "held_out_teacher_kl_before" in r]
+        if drifted:
+            ax.plot([r["step"] + 1 for r in drifted], [r["held_out_teacher_kl_before"] for r in drifted], "o",
+                    color=line.get_color(), ms=4, label=f"{label}, held out, before re-calibration")
+    if target:
+        ax.axhspan(0.95 * target, 1.05 * target, color="grey", alpha=0.15, label="target KL +/- 5 %")
+    ax.set(xlabel="training step", ylabel="KL(teacher || original)", title=title)
+    ax.legend(fontsize=7)
+    return _save(plt, fig, path)

@@ -5,6 +5,9 @@ text (no generation needed).  KGW-distill's bias is a fixed keyed hash (Gu et al
 policy network trained jointly with the model (CAWP) under the perturbation-aware regularizer (FPL).
 Before training, each method's delta can be calibrated so that its teacher has a target
 KL(teacher || original) on a held-out batch (`strength.py`): the comparison is then at equal strength.
+PRO's policy keeps learning, so its teacher's KL drifts; every `recalibrate_every` steps and after the
+last one, delta is bisected again to the same target under the current policy (`recalibrate`), and the
+KL it had drifted to is recorded: strength stays matched at every evaluation point, not only at step 0.
 A run directory holds `calibration.json`, `metrics.jsonl` (every loss term, every step), atomic
 checkpoints that `resume=True` continues exactly (and refuses when the configuration changed), the
 released `model/` and, apart from it, the secret `key/`.
@@ -153,6 +156,8 @@ class WatermarkTrainer:
         self.step = 0
         self.files: RunFiles | None = None  # set by fit()
         self.calibration: dict = {}  # delta, teacher KL and gaps at the start (calibrate)
+        self.reference: tuple[torch.Tensor, torch.Tensor] | None = None  # held-out blocks, original logits
+        self.strength_path: list[dict] = []  # PRO: teacher KL before each re-calibration, and the new delta
 
     def _lr_factor(self, step: int) -> float:
         """Linear warm-up, then cosine decay to zero (spec §2.2)."""
@@ -188,21 +193,28 @@ class WatermarkTrainer:
         """The policy (PRO) or the keyed green lists (KGW-distill) that the teacher adds."""
         return self.policy if self.config.method == "pro" else self.kgw
 
+    def _held_out(self, blocks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The calibration blocks and the original model's logits on them (fixed: trunk and teacher
+        head are frozen), computed once per run."""
+        if self.reference is None:
+            blocks = blocks.to(self.device)
+            with torch.no_grad(), self.accelerator.autocast():
+                original = self.split.head(self.split.trunk(blocks), teacher=True).float()
+            self.reference = blocks, original
+        return self.reference
+
     @torch.no_grad()
     def calibrate(self, blocks: torch.Tensor) -> dict:
         """Set delta so that KL(teacher || original) = `config.target_kl` on `blocks` (held out from
         training), or keep the given delta; record the teacher's KL, green gap and z per token, and
         for PRO the soft green gap that `mark_floor` defends."""
-        blocks = blocks.to(self.device)
-        with self.accelerator.autocast():
-            original = self.split.head(self.split.trunk(blocks), teacher=True)
+        blocks, original = self._held_out(blocks)
         bias, green = strength.unit_bias_and_green(self.watermark, blocks)
-        gamma = self.policy.config.gamma if self.config.method == "pro" else self.kgw.config.gamma
         target = self.config.target_kl or strength.teacher_kl(original, bias, self.delta)
-        found = strength.calibrate_delta(original, bias, green, gamma, target).to_dict()
+        found = strength.calibrate_delta(original, bias, green, self._gamma, target).to_dict()
         if self.config.target_kl is None:
             found["delta"] = self.delta
-        (self.policy.config if self.config.method == "pro" else self.kgw.config).delta = found["delta"]
+        self._set_delta(found["delta"])
         if self.config.method == "pro":
             scores = self.policy(blocks)
             found["teacher_soft_gap"] = float(objectives.teacher_gap(original + found["delta"] * unit_bias(scores),
@@ -210,6 +222,33 @@ class WatermarkTrainer:
         log.info("%s: delta %.3f gives KL(teacher || original) %.4f (target %s)", self.config.method, found["delta"],
                  found["teacher_kl"], self.config.target_kl)
         return found
+
+    @property
+    def _gamma(self) -> float:
+        return self.policy.config.gamma if self.config.method == "pro" else self.kgw.config.gamma
+
+    def _set_delta(self, delta: float) -> None:
+        (self.policy.config if self.config.method == "pro" else self.kgw.config).delta = delta
+
+    def recalibrates(self) -> bool:
+        """Whether delta is re-bisected during training: PRO with a learning policy and a target KL
+        (KGW's green lists and a frozen policy are fixed, so their teacher's KL cannot drift)."""
+        cfg = self.config
+        return (cfg.method == "pro" and not cfg.freeze_policy and cfg.target_kl is not None
+                and cfg.recalibrate_every > 0)
+
+    @torch.no_grad()
+    def recalibrate(self) -> dict:
+        """Measure the teacher's KL on the held-out blocks under the current policy (how far it drifted
+        since the last calibration), then bisect delta back to the target KL."""
+        blocks, original = self.reference
+        bias, green = strength.unit_bias_and_green(self.policy, blocks)
+        drifted = strength.teacher_kl(original, bias, self.delta)
+        found = strength.calibrate_delta(original, bias, green, self._gamma, self.config.target_kl)
+        self._set_delta(found.delta)
+        point = {"held_out_teacher_kl_before": drifted, "delta": found.delta, "held_out_teacher_kl": found.teacher_kl}
+        self.strength_path.append({"step": self.step, **point})
+        return point
 
     def _pro_terms(self, batch, teacher_logits, student_logits) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
         scores = self.policy(batch)  # (B, T, V) in (-1, 1)
@@ -280,6 +319,7 @@ class WatermarkTrainer:
         self.optimizer.step()
         self.scheduler.step()
         with torch.no_grad():
+            terms["teacher_kl"] = objectives.distillation_kl(teacher_logits + self.delta * bias, teacher_logits)
             terms["green_mass"] = objectives.green_mass(student_logits, green)
             terms["original_green_mass"] = objectives.green_mass(teacher_logits, green)
             terms["teacher_green_mass"] = objectives.green_mass(teacher_logits + self.delta * bias, green)
@@ -319,7 +359,8 @@ class WatermarkTrainer:
     def state(self) -> dict:
         state = {"step": self.step, "model": [p.detach().clone() for p in self.split.trainable()],
                  "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
-                 "rng": rng_state(), "config": self.given, "calibration": self.calibration}
+                 "rng": rng_state(), "config": self.given, "calibration": self.calibration, "delta": self.delta,
+                 "strength_path": self.strength_path}
         if self.config.method == "pro":
             state["policy"] = self.policy.state_dict()
         return state
@@ -335,7 +376,8 @@ class WatermarkTrainer:
         restore_rng_state(state["rng"])
         self.step = state["step"]
         self.calibration = state["calibration"]
-        (self.policy.config if self.config.method == "pro" else self.kgw.config).delta = self.calibration["delta"]
+        self.strength_path = state["strength_path"]
+        self._set_delta(state["delta"])
 
     def _checkpoint(self) -> None:
         if not self.accelerator.is_main_process:
@@ -368,8 +410,10 @@ class WatermarkTrainer:
 
         self.files = RunFiles(Path(out))
         main = self.accelerator.is_main_process
+        reference = calibration if calibration is not None else blocks[: self.config.batch_size]
         if resume:
             self._resume()
+            self._held_out(reference)
         else:
             if main:
                 self.files.checkpoints.mkdir(parents=True, exist_ok=True)
@@ -378,7 +422,6 @@ class WatermarkTrainer:
                 self.files.metrics.write_text("")
             if self.config.method == "pro" and self.config.policy_warmup_steps:
                 self.warm_start_policy(blocks)
-            reference = calibration if calibration is not None else blocks[: self.config.batch_size]
             self.calibration = self.calibrate(reference)
             if main:
                 atomic_write_text(self.files.calibration, json.dumps(self.calibration, indent=2) + "\n")
@@ -390,10 +433,12 @@ class WatermarkTrainer:
                 started = time.perf_counter()
                 record = {"step": self.step, **self.train_step(self._local(batch))}
                 record["tokens_per_s"] = batch.numel() / (time.perf_counter() - started)  # all processes'
+                self.step += 1
+                if self.recalibrates() and (self.step % cfg.recalibrate_every == 0 or self.step == cfg.steps):
+                    record.update(self.recalibrate())
                 if main:
                     with self.files.metrics.open("a") as metrics:
                         metrics.write(json.dumps(record) + "\n")
-                self.step += 1
                 bar.update(1)
                 if self.step % cfg.checkpoint_every == 0 or self.step == cfg.steps:
                     self._checkpoint()
