@@ -89,7 +89,7 @@ def _prefill(model, ids, attention):
     """Forward over left-padded prompts with a KV cache: (last hidden state (B, T, H), cache)."""
     positions = (attention.cumsum(-1) - 1).clamp(min=0)  # real tokens count from 0 behind the left padding
     out = model.model(input_ids=ids, attention_mask=attention, position_ids=positions, use_cache=True)
-    return out.last_hidden_state, out.past_key_values
+    return out.last_hidden_state, out.cache
 
 
 def sample(model, tokenizer, prompts: list[str], num_samples: int, max_new_tokens: int,
