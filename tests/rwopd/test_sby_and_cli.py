@@ -63,7 +63,7 @@ def test_tiny_reproduce_writes_a_result_with_the_fixture_table():
     from proceedings.registry import get_system
 
     result = get_system("rwopd").reproduce("tiny")
-    assert result.checks["every PEC fixture verdict matches its documented answer"]
+    assert result.checks["gate: every PEC fixture verdict matches its documented answer"]
     assert set(result.metrics["arms"]) == {"sft", "opd", "rft", "rwopd"}
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import load_checkpoint, restore_rng_state, rng_state, save_checkpoint, seed_everything
 from proceedings.rwopd.harness import VerdictCache
-from proceedings.rwopd.policy import completion_logprobs, encode_pairs, sample, supervised_batch
+from proceedings.rwopd.policy import completion_logprobs, encode_rollouts, sample, supervised_batch
 from proceedings.rwopd.prompting import format_prompt, target_text
 
 log = logging.getLogger(__name__)
@@ -53,11 +53,14 @@ class TrainLog:
     method: str
     losses: list[float] = field(default_factory=list)
     rewards: list[float] = field(default_factory=list)  # mean rollout reward per step
+    equivalent: list[int] = field(default_factory=list)  # student rollouts proved EQUIVALENT per step (reward 1)
+    implied: list[int] = field(default_factory=list)  # ... that only imply the reference per step (reward rho)
     kept: list[int] = field(default_factory=list)  # rollouts used by the loss per step
     generations: int = 0  # student rollouts (equal across arms)
     teacher_fallbacks: int = 0  # passing teacher rollouts added by the rwopd fallback
     trained_tokens: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall, summed over resumed pieces
+    cpu_seconds: float = 0.0  # this process's CPU, summed over resumed pieces
 
     def tokens_per_second(self) -> float:
         return self.trained_tokens / self.seconds if self.seconds else 0.0
@@ -72,25 +75,25 @@ def _mean_per_row(values, rows, batch: int):
     return total / count.clamp(min=1)
 
 
-def cross_entropy(model, ids, attention, completion):
-    """Per-sequence mean negative log-likelihood of the completion tokens: (B,)."""
-    logp, rows, targets = completion_logprobs(model, ids, attention, completion)
+def cross_entropy(model, batch):
+    """Per-sequence mean negative log-likelihood of the completion tokens: (N,)."""
+    logp, rows, targets = completion_logprobs(model, batch)
     picked = logp.gather(-1, targets[:, None]).squeeze(-1)
-    return -_mean_per_row(picked, rows, ids.shape[0])
+    return -_mean_per_row(picked, rows, batch.size)
 
 
-def kl_per_row(student, teacher, ids, attention, completion, reverse: bool):
-    """Per-sequence mean token KL between teacher and student next-token distributions: (B,)."""
+def kl_per_row(student, teacher, batch, reverse: bool):
+    """Per-sequence mean token KL between teacher and student next-token distributions: (N,)."""
     import torch
 
     with torch.no_grad():
-        t_logp, rows, _ = completion_logprobs(teacher, ids, attention, completion)
-    s_logp, _, _ = completion_logprobs(student, ids, attention, completion)
+        t_logp, rows, _ = completion_logprobs(teacher, batch)
+    s_logp, _, _ = completion_logprobs(student, batch)
     if reverse:  # KL(pi_s || pi_T)
         kl = (s_logp.exp() * (s_logp - t_logp)).sum(-1)
     else:  # KL(pi_T || pi_s)
         kl = (t_logp.exp() * (t_logp - s_logp)).sum(-1)
-    return _mean_per_row(kl, rows, ids.shape[0])
+    return _mean_per_row(kl, rows, batch.size)
 
 
 def arm_loss(method, student, teacher, tokenizer, prompts, references, rollouts, rewards, cfg: ArmConfig):
@@ -98,10 +101,10 @@ def arm_loss(method, student, teacher, tokenizer, prompts, references, rollouts,
     import torch
 
     if method == "sft":
-        ids, attention, completion = encode_pairs(tokenizer, prompts, [target_text(r) for r in references],
-                                                  student.device)
-        return cross_entropy(student, ids, attention, completion).mean(), len(prompts), int(completion.sum())
-    flat_prompts = [p for p, outs in zip(prompts, rollouts) for _ in outs]
+        batch = encode_rollouts(tokenizer, prompts, [target_text(r) for r in references], list(range(len(prompts))),
+                                student.device)
+        return cross_entropy(student, batch).mean(), batch.size, batch.tokens()
+    owner = [p for p, outs in enumerate(rollouts) for _ in outs]
     flat_outs = [" " + o.strip() + "\n" for outs in rollouts for o in outs]
     flat_rewards = [r for rs in rewards for r in rs]
     if method == "opd":
@@ -110,17 +113,16 @@ def arm_loss(method, student, teacher, tokenizer, prompts, references, rollouts,
         keep = [i for i, r in enumerate(flat_rewards) if r >= cfg.r_min]
     if not keep:
         return None, 0, 0
-    ids, attention, completion = encode_pairs(tokenizer, [flat_prompts[i] for i in keep],
-                                              [flat_outs[i] for i in keep], student.device)
-    tokens = int(completion.sum())
+    batch = encode_rollouts(tokenizer, prompts, [flat_outs[i] for i in keep], [owner[i] for i in keep],
+                            student.device)
     if method == "rft":
-        return cross_entropy(student, ids, attention, completion).mean(), len(keep), tokens
+        return cross_entropy(student, batch).mean(), batch.size, batch.tokens()
     if method == "opd":
-        return kl_per_row(student, teacher, ids, attention, completion, reverse=True).mean(), len(keep), tokens
+        return kl_per_row(student, teacher, batch, reverse=True).mean(), batch.size, batch.tokens()
     kept_rewards = torch.tensor([flat_rewards[i] for i in keep], device=student.device)
     weights = (kept_rewards / kept_rewards.mean()).clamp(0.0, cfg.w_max)
-    per_row = kl_per_row(student, teacher, ids, attention, completion, reverse=False)
-    return (weights * per_row).mean(), len(keep), tokens
+    per_row = kl_per_row(student, teacher, batch, reverse=False)
+    return (weights * per_row).mean(), batch.size, batch.tokens()
 
 
 def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, cache: VerdictCache,
@@ -145,7 +147,7 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
         train_log, start = TrainLog(**state["log"]), state["step"]
         log.info("%s: resumed at step %d", method, start)
     for step in progress_bar(range(start, cfg.steps), desc=method, disable=not progress, initial=start, total=cfg.steps):
-        began = time.perf_counter()
+        began, cpu0 = time.perf_counter(), time.process_time()
         batch = [pool[order[(step * cfg.batch_prompts + i) % len(pool)]] for i in range(cfg.batch_prompts)]
         prompts = [format_prompt(t.prompt) for t in batch]
         student.eval()
@@ -153,6 +155,9 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
         rewards = [[cache.reward(o, t.sva, cfg.rho) for o in outs] for t, outs in zip(batch, rollouts)]
         train_log.generations += sum(map(len, rollouts))
         train_log.rewards.append(sum(map(sum, rewards)) / max(1, sum(map(len, rewards))))  # students' own
+        flat = [r for rs in rewards for r in rs]
+        train_log.equivalent.append(sum(r == 1.0 for r in flat))
+        train_log.implied.append(sum(0.0 < r < 1.0 for r in flat))
         if method == "rwopd" and cfg.fallback_teacher:
             train_log.teacher_fallbacks += teacher_fallback(teacher, tokenizer, batch, prompts, rollouts, rewards,
                                                             cfg, cache)
@@ -168,6 +173,7 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
         train_log.kept.append(kept)
         train_log.trained_tokens += tokens
         train_log.seconds += time.perf_counter() - began
+        train_log.cpu_seconds += time.process_time() - cpu0
         if state_path and ((step + 1) % cfg.checkpoint_every == 0 or step + 1 == cfg.steps):
             save_checkpoint(state_path, {"model": student.state_dict(), "optimizer": optimizer.state_dict(),
                                          "rng": rng_state(), "log": asdict(train_log), "step": step + 1,
@@ -212,8 +218,7 @@ def supervised_finetune(model, tokenizer, pairs, steps: int, batch_size: int, lr
     model.train()
     for step in progress_bar(range(steps), desc=desc, disable=not progress):
         batch = [pairs[order[(step * batch_size + i) % len(pairs)]] for i in range(batch_size)]
-        ids, attention, completion = supervised_batch(tokenizer, batch, model.device)
-        loss = cross_entropy(model, ids, attention, completion).mean()
+        loss = cross_entropy(model, supervised_batch(tokenizer, batch, model.device)).mean()
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -134,7 +134,10 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                "training": {m: {"generations": l.generations, "tokens_per_s": round(l.tokens_per_second(), 1),
                                 "rollouts_per_s": round(l.generations / l.seconds, 2) if l.seconds else None,
                                 "teacher_fallbacks": l.teacher_fallbacks, "seconds": round(l.seconds, 1),
-                                "mean_reward": l.rewards, "loss": l.losses, "kept": l.kept}
+                                "cpu_seconds": round(l.cpu_seconds, 1),
+                                "mean_reward": l.rewards, "equivalent_rollouts": l.equivalent,
+                                "implied_rollouts": l.implied, "loss": l.losses, "kept": l.kept,
+                                "trained_tokens": l.trained_tokens}
                             for m, l in logs.items()},
                "teacher_build": build, "stage_seconds": stages.timings()}
     baseline = {"name": "SFT and OPD (reverse KL) students", "sft": sft, "opd": opd, "rft": arms["rft"]}
