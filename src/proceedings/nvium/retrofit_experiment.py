@@ -40,11 +40,11 @@ class RetrofitConfig:
     seq_len: int = 256
     train_tokens: int = 8192  # exits trained and gates fitted on the first 75 %; lambda chosen on the rest
     eval_tokens: int = 4096  # held-out works
-    adapter_rank: int = 64  # per intermediate exit: 2 x 576 x 64 = 74 k parameters (SmolLM2 has 135 M)
-    head_epochs: int = 3  # 0 = the logit lens (round 2)
+    adapter_rank: int = 576  # per intermediate exit: 2 x 576 x 576 = 0.66 M parameters (SmolLM2 has 135 M)
+    head_epochs: int = 0  # cross-entropy epochs after the least-squares start (0: the closed-form lens alone)
     head_lr: float = 1e-3
     lambdas: tuple[float, ...] = (0.01, 0.03, 0.1, 0.3)
-    fit_steps: int = 300
+    fit_steps: int = 200  # L-BFGS iterations per lambda
     prompts: int = 4
     prompt_len: int = 32
     new_tokens: int = 48
