@@ -82,8 +82,9 @@ def exit_log_likelihood(model: NviumForCausalLM, e: int, hiddens: torch.Tensor, 
 
 
 @torch.no_grad()
-def exit_features(model: NviumForCausalLM, data: ExitHiddens, batch_size: int = 512) -> ExitFeatures:
-    """Every gate's input and every exit's log p_e(y), with the model's exit heads as they are now."""
+def exit_features(model: NviumForCausalLM, data: ExitHiddens, batch_size: int = 64) -> ExitFeatures:
+    """Every gate's input and every exit's log p_e(y), with the model's exit heads as they are now (in small
+    batches: 512 positions of a 49 k-word head are 100 MB of logits, which the allocator maps afresh each time)."""
     device = next(model.parameters()).device
     gate_inputs, log_likelihoods = [], []
     for i in range(0, len(data), batch_size):
