@@ -43,7 +43,7 @@ class RetrofitConfig:
     adapter_rank: int = 576  # per intermediate exit: 2 x 576 x 576 = 0.66 M parameters (SmolLM2 has 135 M)
     head_epochs: int = 0  # cross-entropy epochs after the least-squares start (0: the closed-form lens alone)
     head_lr: float = 1e-3
-    lambdas: tuple[float, ...] = (0.01, 0.03, 0.1, 0.3)
+    lambdas: tuple[float, ...] = (0.03, 0.1, 0.3, 1.0)
     fit_steps: int = 200  # L-BFGS iterations per lambda
     prompts: int = 4
     prompt_len: int = 32
