@@ -261,8 +261,8 @@ def retrofit_command(
     exits: Optional[str] = typer.Option(None, help="Exit layers, e.g. 8,15,23,30 (default: Quadrivium on SmolLM2)."),
     train_tokens: int = typer.Option(8192, help="Tokens of the training works the router is fitted and tuned on."),
     eval_tokens: int = typer.Option(4096, help="Held-out tokens scored."),
-    adapter_rank: int = typer.Option(64, help="Rank of each intermediate exit's adapter (0: norms only)."),
-    head_epochs: int = typer.Option(3, help="Epochs of exit-head training (0: the logit lens)."),
+    adapter_rank: int = typer.Option(576, help="Rank of each intermediate exit's adapter (0: norms only)."),
+    head_epochs: int = typer.Option(0, help="Cross-entropy epochs after the adapters' least-squares start."),
     seed: int = typer.Option(0),
 ) -> None:
     """Train the exits and fit the router of N-vium retrofitted on a frozen pretrained model; held-out bpb
