@@ -79,8 +79,11 @@ CONFIGS = {
                            ppl_tokens=1024, methods=("memit", "alphaedit"),
                            edit_overrides=dict(layers=(3, 4, 5, 6, 7), v_lr=0.5, context_prefixes=("The",),
                                                context_length=5)),
-    # the same setting run until the base editor collapses or 1,000 edits (resumable; hours on a CPU)
-    "long": NASExperiment(model="smollm2-135m", n_edits=1_000, batch_size=1, eval_every=50,
+    # the same setting run until the base editor collapses, sized to ~2 CPU-hours for the four arms (README,
+    # "The long run"): 11-15 CPU-s per edit (converged solves on 5 layers) x 120 edits x 4 arms, evaluations
+    # every 20 edits and the six loop-gain probes. 120 of the 248 facts SmolLM2 knows at top-10, so that
+    # neighbourhood prompts come from facts the stream never edits.
+    "long": NASExperiment(model="smollm2-135m", n_edits=120, batch_size=1, eval_every=20,
                           mom2_update_weight=1500.0, v_num_grad_steps=25, nas_n_ref=32, stats_tokens=30_000,
                           ppl_tokens=1024, known_top_k=10, methods=("memit", "alphaedit"), stop_at_collapse=True,
                           edit_overrides=dict(layers=(3, 4, 5, 6, 7), v_lr=0.5, context_prefixes=("The",),
@@ -101,18 +104,12 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     requests, reference = stream_requests(model, tok, cfg, seed)
     out = artifact_dir("nas", scale)
     stream_cfg = cfg.stream_config()
-    runs, metrics, baselines, probes = {}, {"editors": list(cfg.methods), "stream_to_collapse": cfg.stop_at_collapse}, {}, {}
+    metrics, baselines, probes = {"editors": list(cfg.methods), "stream_to_collapse": cfg.stop_at_collapse}, {}, {}
     probe = probe_requests(cfg.model, cfg.batch_size)
     arms = [(method, nas) for method in cfg.methods for nas in (False, True)]
     hparams = {arm: EditHparams.for_model(model, method=arm[0], nas=arm[1], **cfg.edit_fields()) for arm in arms}
-    deadline = _deadline()
-    for method, nas in arms:  # the streams first: the long run stops at its budget and resumes on the next call
-        runs[_label(method, nas)] = run_dir = out / "runs" / _label(method, nas)
-        state = _run_state(run_dir, hparams[method, nas], stream_cfg, requests)
-        if state != "finished" and time.perf_counter() < deadline:
-            minutes = None if deadline == float("inf") else (deadline - time.perf_counter()) / 60
-            run_stream(copy.deepcopy(model), tok, requests, hparams[method, nas], run_dir,
-                       replace(stream_cfg, max_minutes=minutes), resume=state == "unfinished", reference_requests=reference)
+    runs = {_label(*arm): out / "runs" / _label(*arm) for arm in arms}
+    run_streams_in_rounds(model, tok, requests, reference, {runs[_label(*arm)]: hparams[arm] for arm in arms}, stream_cfg)
     unfinished = [label for label, run_dir in runs.items() if not (run_dir / "summary.json").exists()]
     if unfinished:
         raise ProceedingsError(f"nas {scale}: {', '.join(unfinished)} stopped at the ${MAX_MINUTES_ENV} budget; "
@@ -139,6 +136,25 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         baseline={"name": f"{' / '.join(m.upper() for m in cfg.methods)} without NAS (same stream)", **baselines},
         checks=verdict(metrics, baselines), paper=PAPER, paper_source="abstract", config=asdict(cfg), seed=seed, notes=notes(scale, cfg, metrics, baselines),
         artifacts=[str(path.relative_to(results_root())) for path in (plot, out / "loop_gain.json")], device=str(next(model.parameters()).device))
+
+
+def run_streams_in_rounds(model, tok, requests, reference, arms: dict[Path, EditHparams], stream_cfg: StreamConfig) -> None:
+    """Advance every arm's stream by one evaluation period in turn, round after round, until all have
+    ended or the $PROCEEDINGS_NAS_MAX_MINUTES budget is spent; a call that stops early leaves the arms
+    at (nearly) the same edit count, so a partial long run compares like with like."""
+    deadline = _deadline()
+    period = max(1, stream_cfg.eval_every // stream_cfg.batch_size) if stream_cfg.eval_every else None
+    while time.perf_counter() < deadline:
+        states = {run_dir: _run_state(run_dir, hp, stream_cfg, requests) for run_dir, hp in arms.items()}
+        if all(state == "finished" for state in states.values()):
+            return
+        for run_dir, hp in arms.items():
+            if states[run_dir] == "finished" or time.perf_counter() >= deadline:
+                continue
+            minutes = None if deadline == float("inf") else (deadline - time.perf_counter()) / 60
+            run_stream(copy.deepcopy(model), tok, requests, hp, run_dir,
+                       replace(stream_cfg, max_minutes=minutes, stop_after_batches=period),
+                       resume=states[run_dir] == "unfinished", reference_requests=reference)
 
 
 def _label(method: str, nas: bool) -> str:
@@ -187,7 +203,8 @@ def _run_state(run_dir: Path, hp: EditHparams, stream_cfg: StreamConfig, request
     try:
         params = json.loads((run_dir / "params.json").read_text())
         same = (params["hparams"] == json.loads(json.dumps(asdict(hp)))
-                and {**params["stream"], "max_minutes": None} == asdict(replace(stream_cfg, max_minutes=None))
+                and {**params["stream"], "max_minutes": None, "stop_after_batches": None}
+                == asdict(replace(stream_cfg, max_minutes=None, stop_after_batches=None))
                 and json.loads((run_dir / "requests.json").read_text()) == counterfact_records(requests))
     except (OSError, ValueError, KeyError):
         same = False
