@@ -33,3 +33,34 @@ def test_the_long_record_resumes_across_budgeted_calls_and_carries_the_horizon_c
     assert any("editing horizon exceeds" in rule for rule in result.checks)
     assert any("gate: the base editor reaches its editing horizon" in rule for rule in result.checks)
     assert result.checks == experiment.verdict(json.loads(json.dumps(result.metrics)), result.baseline)
+
+
+def test_the_long_preset_edits_fewer_facts_than_the_relation_tables_hold():
+    """1,000 edits were once asked of 280 table facts (248 known to SmolLM2 at top-10): the run could not start."""
+    from proceedings.nas.facts import all_facts
+
+    long = experiment.CONFIGS["long"]
+    assert long.n_edits % long.eval_every == 0 and long.n_edits <= len(all_facts()) // 2
+
+
+@pytest.mark.slow  # about 8 CPU-s: the fast suite was already at 23.5 of its 25 s
+def test_arms_advance_one_evaluation_period_each_in_turn(tiny_editing, invented, tiny_hparams, tmp_path, monkeypatch):
+    """A long run stopped by its budget leaves every arm at the same edit count (like with like)."""
+    from proceedings.nas.stream import StreamConfig
+
+    monkeypatch.setenv("PROCEEDINGS_CACHE", str(tmp_path / "cache"))
+    model, tok = tiny_editing
+    calls, real_run_stream = [], experiment.run_stream
+
+    def recorded(*args, **kwargs):
+        summary = real_run_stream(*args, **kwargs, progress=False)
+        calls.append((args[4].name, summary.get("batches_done", summary.get("edits"))))
+        return summary
+
+    monkeypatch.setattr(experiment, "run_stream", recorded)
+    arms = {tmp_path / label: tiny_hparams(model, nas=nas, v_num_grad_steps=2, nas_rho=2.0)
+            for label, nas in (("memit", False), ("memit+nas", True))}
+    cfg = StreamConfig(batch_size=1, eval_every=1, ppl_tokens=16, fluency_prompts=1)
+    experiment.run_streams_in_rounds(model, tok, invented[0][:2], None, arms, cfg)
+    assert calls[:4] == [("memit", 1), ("memit+nas", 1), ("memit", 2), ("memit+nas", 2)]
+    assert all((run_dir / "summary.json").exists() for run_dir in arms)
