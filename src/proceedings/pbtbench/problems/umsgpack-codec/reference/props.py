@@ -29,3 +29,15 @@ def prop_list_roundtrip(values: list[int]) -> None:
     """Lists of any length round-trip (integers in the 64-bit range)."""
     values = [v % 2**64 - 2**63 for v in values]  # any integers, folded into the signed 64-bit range
     assert umsgpack.unpackb(umsgpack.packb(values)) == values
+
+
+def prop_unsigned_roundtrip(value: int) -> None:
+    """Every unsigned 64-bit integer round-trips."""
+    value %= 2**64  # any integer, folded into [0, 2**64)
+    assert umsgpack.unpackb(umsgpack.packb(value)) == value
+
+
+def prop_text_roundtrip(text: str) -> None:
+    """Strings of any UTF-8 length round-trip."""
+    assert umsgpack.unpackb(umsgpack.packb(text)) == text
+
