@@ -41,3 +41,15 @@ def prop_text_roundtrip(text: str) -> None:
     """Strings of any UTF-8 length round-trip."""
     assert umsgpack.unpackb(umsgpack.packb(text)) == text
 
+
+
+def prop_short_binary_roundtrip(data: bytes) -> None:
+    """Binary strings round-trip as bytes inside an array, whatever their length."""
+    assert umsgpack.unpackb(umsgpack.packb([data])) == [data]
+
+
+def prop_long_text_roundtrip(words: list[str]) -> None:
+    """The words joined into one string round-trip, whatever its UTF-8 length."""
+    text = " ".join(words)
+    assert umsgpack.unpackb(umsgpack.packb(text)) == text
+
