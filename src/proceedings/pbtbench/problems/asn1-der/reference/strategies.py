@@ -8,4 +8,5 @@ STRATEGIES = {
     "prop_sequence_roundtrip": dict(values=st.tuples(st.lists(_one_byte, min_size=40, max_size=40),
                                                      st.lists(_two_bytes, min_size=2, max_size=2))
                                     .flatmap(lambda parts: st.permutations(parts[0] + parts[1]))),  # 128 content octets
+    "prop_context_tag_roundtrip": dict(number=st.integers(28, 34), data=st.binary(max_size=8)),
 }

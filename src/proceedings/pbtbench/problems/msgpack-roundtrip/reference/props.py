@@ -33,3 +33,26 @@ def prop_timestamp_roundtrip(seconds: int, nanoseconds: int) -> None:
     assume(-2**63 <= seconds < 2**63 and 0 <= nanoseconds < 10**9)
     value = msgpack.Timestamp(seconds, nanoseconds)
     assert msgpack.unpackb(msgpack.packb(value)) == value
+
+
+def prop_list_roundtrip(values: list[int]) -> None:
+    """Lists of any length round-trip (and stay lists)."""
+    values = [v for v in values if -2**63 <= v < 2**64]
+    assert msgpack.unpackb(msgpack.packb(values)) == values
+
+
+def prop_unsigned_roundtrip(value: int) -> None:
+    """Every unsigned 64-bit integer round-trips."""
+    value %= 2**64  # any integer, folded into [0, 2**64)
+    assert msgpack.unpackb(msgpack.packb(value)) == value
+
+
+def prop_bytes_roundtrip(data: bytes) -> None:
+    """Byte strings of any length round-trip as bytes."""
+    assert msgpack.unpackb(msgpack.packb(data)) == data
+
+
+def prop_timestamp_list_roundtrip(stamps: list[tuple[int, int]]) -> None:
+    """A list of timestamps round-trips, each in whichever timestamp format its values require."""
+    values = [msgpack.Timestamp(s, ns % 10**9) for s, ns in stamps if -2**63 <= s < 2**63]
+    assert msgpack.unpackb(msgpack.packb(values)) == values

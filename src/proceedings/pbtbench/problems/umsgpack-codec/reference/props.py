@@ -29,3 +29,27 @@ def prop_list_roundtrip(values: list[int]) -> None:
     """Lists of any length round-trip (integers in the 64-bit range)."""
     values = [v % 2**64 - 2**63 for v in values]  # any integers, folded into the signed 64-bit range
     assert umsgpack.unpackb(umsgpack.packb(values)) == values
+
+
+def prop_unsigned_roundtrip(value: int) -> None:
+    """Every unsigned 64-bit integer round-trips."""
+    value %= 2**64  # any integer, folded into [0, 2**64)
+    assert umsgpack.unpackb(umsgpack.packb(value)) == value
+
+
+def prop_text_roundtrip(text: str) -> None:
+    """Strings of any UTF-8 length round-trip."""
+    assert umsgpack.unpackb(umsgpack.packb(text)) == text
+
+
+
+def prop_short_binary_roundtrip(data: bytes) -> None:
+    """Binary strings round-trip as bytes inside an array, whatever their length."""
+    assert umsgpack.unpackb(umsgpack.packb([data])) == [data]
+
+
+def prop_long_text_roundtrip(words: list[str]) -> None:
+    """The words joined into one string round-trip, whatever its UTF-8 length."""
+    text = " ".join(words)
+    assert umsgpack.unpackb(umsgpack.packb(text)) == text
+
