@@ -21,7 +21,7 @@ COUNTERFACTUALS = {
     "PEC fixture": {"metrics.pec_fixtures": [{"ok": True}, {"ok": False}]},
     "degenerate rollout": {"metrics.degenerate_reward": 0.5},
     "warm-start pass@1 >=": {"metrics.warm_start.pass@1": 0.04},
-    "teacher pass@1 >=": {"metrics.teacher.pass@1": 0.19},
+    "teacher pass@1 > 0 and": {"metrics.teacher.pass@1": 0.19},
     "> SFT": {"baseline.sft.pass@1_ci": [0.12, 0.33]},
     "> OPD": {"baseline.opd.pass@1_ci": [0.14, 0.33]},
     "temporal category": {"metrics.pass@1_combinational": 0.95},
@@ -41,3 +41,9 @@ def test_the_committed_records_re_judge_to_their_stored_checks():
     for path in records:
         record = json.loads(path.read_text())
         assert verdict(record["metrics"], record["baseline"]) == record["checks"], path.name
+
+
+def test_a_teacher_and_warm_start_both_at_zero_fail_the_teacher_gate():
+    zero = with_changes(PASSING, {"metrics.warm_start.pass@1": 0.0, "metrics.teacher.pass@1": 0.0})
+    checks = verdict(zero["metrics"], zero["baseline"])
+    assert checks["gate: teacher pass@1 > 0 and >= 2x the warm start's"] is False

@@ -204,8 +204,8 @@ def measure_gate(cfg: Config, seed: int = 0) -> dict:
     warm = evaluate_arm(student, tokenizer, heldout, cfg, cache, seed)
     taught = evaluate_arm(teacher, tokenizer, heldout, cfg, cache, seed)
     checks = {f"warm-start pass@1 >= {GATE_WARM_START}": warm["pass@1"] >= GATE_WARM_START,
-              f"teacher pass@1 >= {GATE_TEACHER_RATIO:g}x the warm start's":
-                  taught["pass@1"] >= GATE_TEACHER_RATIO * warm["pass@1"]}
+              f"teacher pass@1 > 0 and >= {GATE_TEACHER_RATIO:g}x the warm start's":
+                  taught["pass@1"] > 0 and taught["pass@1"] >= GATE_TEACHER_RATIO * warm["pass@1"]}
     return {"warm_start": warm, "teacher": taught, "checks": checks, "holds": all(checks.values()),
             "heldout": len(heldout), "eval_samples": cfg.eval_samples, "teacher_epochs": cfg.teacher_epochs,
             "build": build}
@@ -230,7 +230,8 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
         "gate: every PEC fixture verdict matches its documented answer": all(r["ok"] for r in metrics["pec_fixtures"]),
         "gate: no degenerate rollout earned reward": metrics["degenerate_reward"] == 0,
         f"gate: warm-start pass@1 >= {GATE_WARM_START}": warm >= GATE_WARM_START,
-        f"gate: teacher pass@1 >= {GATE_TEACHER_RATIO:g}x the warm start's": teacher >= GATE_TEACHER_RATIO * warm,
+        f"gate: teacher pass@1 > 0 and >= {GATE_TEACHER_RATIO:g}x the warm start's":  # both at 0 is no gate passed
+            teacher > 0 and teacher >= GATE_TEACHER_RATIO * warm,
         "RWOPD pass@1 > SFT with non-overlapping 95% bootstrap intervals": metrics["pass@1_ci"][0] > sft["pass@1_ci"][1],
         "RWOPD pass@1 > OPD with non-overlapping 95% bootstrap intervals": metrics["pass@1_ci"][0] > opd["pass@1_ci"][1],
         "RWOPD's gain is largest in a temporal category (bounded or unbounded)":
