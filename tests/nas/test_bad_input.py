@@ -78,3 +78,15 @@ def test_a_bad_long_run_budget_is_one_line_naming_the_variable(monkeypatch, raw)
     monkeypatch.setenv(MAX_MINUTES_ENV, raw)
     with pytest.raises(ProceedingsError, match=r"\$PROCEEDINGS_NAS_MAX_MINUTES"):
         _deadline()
+
+
+def test_an_unknown_arm_in_the_arm_filter_is_one_line_naming_the_arms(monkeypatch):
+    from proceedings.nas.experiment import ARMS_ENV, _chosen_arms
+
+    monkeypatch.setenv(ARMS_ENV, "memit, rome")
+    with pytest.raises(ProceedingsError, match=r"\$PROCEEDINGS_NAS_ARMS: unknown arm\(s\) rome; this scale's arms are memit, memit\+nas"):
+        _chosen_arms(["memit", "memit+nas"])
+    monkeypatch.setenv(ARMS_ENV, "memit+nas")
+    assert _chosen_arms(["memit", "memit+nas"]) == ["memit+nas"]
+    monkeypatch.delenv(ARMS_ENV)
+    assert _chosen_arms(["memit", "memit+nas"]) == ["memit", "memit+nas"]

@@ -36,6 +36,7 @@ CLAIM = ("Rescaling every solved value vector to the unedited model's reference 
 PAPER = {"horizon_ratio": 4.0, "long_run_gain": 0.722}  # abstract: > 4x horizon, +72.2 % long-run performance
 OPTIONAL_SCALES = ("long",)  # core/runtime.py: the scales beyond tiny / small / paper this system offers
 MAX_MINUTES_ENV = "PROCEEDINGS_NAS_MAX_MINUTES"  # the long run's budget per call; it resumes on the next call
+ARMS_ENV = "PROCEEDINGS_NAS_ARMS"  # comma-separated arms this call advances (e.g. memit,memit+nas): one process per core
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,9 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     arms = [(method, nas) for method in cfg.methods for nas in (False, True)]
     hparams = {arm: EditHparams.for_model(model, method=arm[0], nas=arm[1], **cfg.edit_fields()) for arm in arms}
     runs = {_label(*arm): out / "runs" / _label(*arm) for arm in arms}
-    run_streams_in_rounds(model, tok, requests, reference, {runs[_label(*arm)]: hparams[arm] for arm in arms}, stream_cfg)
+    chosen = _chosen_arms(list(runs))
+    run_streams_in_rounds(model, tok, requests, reference,
+                          {runs[_label(*arm)]: hparams[arm] for arm in arms if _label(*arm) in chosen}, stream_cfg)
     unfinished = [label for label, run_dir in runs.items() if not (run_dir / "summary.json").exists()]
     if unfinished:
         raise ProceedingsError(f"nas {scale}: {', '.join(unfinished)} stopped at the ${MAX_MINUTES_ENV} budget; "
@@ -160,6 +163,19 @@ def run_streams_in_rounds(model, tok, requests, reference, arms: dict[Path, Edit
 
 def _label(method: str, nas: bool) -> str:
     return f"{method}{'+nas' if nas else ''}"
+
+
+def _chosen_arms(labels: list[str]) -> list[str]:
+    """The arms named in $PROCEEDINGS_NAS_ARMS, else all: streams are independent and checkpointed per arm,
+    so two calls with disjoint arms run a long run on two cores with the same edits as one call."""
+    raw = os.environ.get(ARMS_ENV, "").strip()
+    if not raw:
+        return labels
+    chosen = [name.strip() for name in raw.split(",") if name.strip()]
+    unknown = sorted(set(chosen) - set(labels))
+    if unknown:
+        raise ProceedingsError(f"${ARMS_ENV}: unknown arm(s) {', '.join(unknown)}; this scale's arms are {', '.join(labels)}")
+    return chosen
 
 
 def _deadline() -> float:
