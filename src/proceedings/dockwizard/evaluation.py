@@ -25,6 +25,10 @@ from proceedings.dockwizard.ligands import posed_molecule
 from proceedings.dockwizard.structures import AMINO_ACIDS
 
 STAGES = ("sequence", "structure", "docking", "complex")
+# A percentile bootstrap over n paired conditions: at n = 2 its 90 % interval is [min, max] of the two
+# differences, so it "excludes 0" whenever both share a sign (half the time with no effect at all);
+# below 5 conditions no interval is reported and no claim that needs one can pass.
+MIN_PAIRED_CONDITIONS = 5
 
 
 @dataclass
@@ -142,9 +146,10 @@ def per_condition(rows: list[DesignRow], key: str = "vina") -> dict[str, float]:
 
 def paired_bootstrap_ci(a: dict[str, float], b: dict[str, float], level: float = 0.90, draws: int = 2000,
                         seed: int = 0) -> tuple[float, float] | None:
-    """CI of mean(b - a) over the conditions both arms scored (resampling conditions)."""
+    """CI of mean(b - a) over the conditions both arms scored (resampling conditions); None for fewer
+    than MIN_PAIRED_CONDITIONS."""
     shared = sorted(set(a) & set(b))
-    if len(shared) < 2:
+    if len(shared) < MIN_PAIRED_CONDITIONS:
         return None
     diff = np.array([b[c] - a[c] for c in shared])
     rng = np.random.default_rng(seed)
