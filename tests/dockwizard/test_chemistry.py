@@ -4,8 +4,8 @@ import pytest
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.dockwizard.docking_text import docking_text, names_residue_type, parse, warn_unknown_positions
-from proceedings.dockwizard.interactions import Interaction, profile, satisfied
-from proceedings.dockwizard.ligands import ccd_molecule, check_pose_matches_smiles, mol_from_smiles, same_graph
+from proceedings.dockwizard.interactions import Interaction, backbone_made, profile, satisfied
+from proceedings.dockwizard.ligands import ccd_molecule, check_pose_matches_smiles, mol_from_smiles, posed_molecule, same_graph
 
 
 def test_profiler_finds_the_asn253_hydrogen_bond_and_the_phe168_pi_stack_of_zma_in_a2a(a2a):
@@ -78,3 +78,18 @@ def test_openbabel_leaves_freetype_py_the_newer_freetype():
             "import freetype; print(*freetype.version())")
     version = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert tuple(map(int, version)) >= (2, 8, 1)
+
+
+def test_stated_hydrogen_bonds_the_backbone_alone_makes_are_found_and_side_chain_contacts_are_not():
+    from proceedings.dockwizard.data import FIXTURE, load_samples
+
+    (low,) = [s for s in load_samples() if s.id == "6WQA-LOW"]
+    stated = [Interaction(**i) for i in low.interactions]
+    made = backbone_made(stated, low.scaffold_complex(FIXTURE), posed_molecule(low.ligand), low.pocket)
+    assert sorted(f"{s.kind} {s.residue}" for s, m in zip(stated, made) if m) == ["hydrogen bond A80", "hydrogen bond A81"]
+
+
+def test_the_native_zma_pocket_states_no_interaction_its_backbone_alone_makes(a2a):
+    complex_, mol = a2a
+    stated = profile(complex_, mol)
+    assert not any(backbone_made(stated, complex_, mol, complex_.pocket()))

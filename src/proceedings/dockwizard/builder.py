@@ -35,6 +35,7 @@ from proceedings.dockwizard.docking_text import docking_text
 from proceedings.dockwizard.interactions import profile
 from proceedings.dockwizard.ligands import (ccd_molecule, is_drug_like, ligand_description, ligand_info,
                                             morgan_clusters, posed_molecule)
+from proceedings.dockwizard.seeds import tool_seed
 from proceedings.dockwizard.structures import Complex, Ligand, read_complex, write_pdb
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,8 @@ def build(out: Path | str, config: BuildConfig, judge) -> BuildReport:
     for c, text in natives:
         for code in progress_bar(ligands, desc=f"dock into {c.name}"):
             with _timed(report, "dock"):
-                pose = cache.get_or_make("dock", {"scaffold": c.name, "ligand": code}, lambda: dock(c, code))
+                pose = cache.get_or_make("dock", {"scaffold": c.name, "ligand": code, "seed": config.seed},
+                                        lambda: dock(c, code, config.seed))
             if pose is not None and pose["energy"] <= config.threshold:
                 ligand = Ligand(code, pose["names"], pose["elements"], np.array(pose["xyz"]))
                 docked.append((Complex(c.name, c.residues, ligand), text))
@@ -202,8 +204,8 @@ def druglike_ligands(n: int, candidates: int, seed: int) -> list[str]:
     return chosen
 
 
-def dock(c: Complex, code: str) -> dict | None:
-    """Vina docking of a CCD ligand into the pocket (box around the native ligand); the top pose."""
+def dock(c: Complex, code: str, seed: int) -> dict | None:
+    """Vina docking of a CCD ligand into the pocket (box around the native ligand), seeded; the top pose."""
     import tempfile
 
     from meeko import PDBQTMolecule, RDKitMolCreate
@@ -219,7 +221,7 @@ def dock(c: Complex, code: str) -> dict | None:
     with tempfile.TemporaryDirectory() as tmp:
         receptor = Path(tmp) / "r.pdbqt"
         receptor.write_text(receptor_pdbqt(c.residues))
-        v = Vina(sf_name="vina", cpu=1, seed=0, verbosity=0)
+        v = Vina(sf_name="vina", cpu=1, seed=tool_seed(seed), verbosity=0)
         v.set_receptor(rigid_pdbqt_filename=str(receptor))
         v.set_ligand_from_string(ligand_pdbqt(Chem.RemoveHs(mol)))
         centre, size = box_for(c.ligand.xyz)

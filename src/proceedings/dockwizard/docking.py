@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from proceedings.core.errors import ProceedingsError
+from proceedings.dockwizard.seeds import tool_seed
 from proceedings.dockwizard.structures import Ligand, Residue, pdb_lines
 
 BOX_MARGIN = 10.0  # Å added to the ligand's extent on every axis
@@ -98,7 +99,7 @@ def vina_scores(residues: list[Residue], ligand_mol, redock: bool = False, exhau
     with tempfile.TemporaryDirectory() as tmp:
         receptor = Path(tmp) / "receptor.pdbqt"
         receptor.write_text(receptor_pdbqt(residues))
-        v = Vina(sf_name="vina", cpu=1, seed=seed, verbosity=0)
+        v = Vina(sf_name="vina", cpu=1, seed=tool_seed(seed), verbosity=0)
         v.set_receptor(rigid_pdbqt_filename=str(receptor))
         v.set_ligand_from_string(lig_text)
         centre, size = box_for(start)

