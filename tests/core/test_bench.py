@@ -55,6 +55,29 @@ def test_arms_take_turns_in_rotated_order_and_repeats_keep_the_fastest_and_media
     assert a.wall_min_s <= a.wall_median_s and a.cpu_s >= 0 and a.tokens == 6  # tokens of one repeat
 
 
+def test_a_stopped_benchmark_resumes_from_its_checkpoint_after_the_last_whole_prompt(tmp_path):
+    calls, path = [], tmp_path / "bench.pt"
+    crashing = sleeper("b", 0.0, calls)
+
+    def stop_at_the_ninth_call(prompt, n, seed):  # b on the third prompt
+        if len(calls) == 8:
+            raise KeyboardInterrupt
+        return crashing.decode(prompt, n, seed)
+
+    arms = [sleeper("a", 0.0, calls), decoder("b", stop_at_the_ninth_call), sleeper("c", 0.0, calls)]
+    with pytest.raises(KeyboardInterrupt):
+        run_benchmark(arms, [[1], [2], [3]], 2, repeats=2, warmup=False, checkpoint=path)
+    assert calls == ["a", "b", "c", "b", "c", "a", "c", "a"]  # prompts 1 and 2 of repeat 1 saved
+    calls.clear()
+    report = run_benchmark([sleeper(name, 0.0, calls) for name in "abc"], [[1], [2], [3]], 2, repeats=2,
+                           warmup=False, checkpoint=path)
+    assert calls == ["c", "a", "b", "a", "b", "c", "b", "c", "a", "c", "a", "b"]  # the rotation goes on
+    assert report.resumed_at == 2 and report.arms["a"].tokens == 6 and report.arms["c"].exact_prompts == 3
+    with pytest.raises(ProceedingsError, match="belongs to another benchmark"):
+        run_benchmark([sleeper(name, 0.0) for name in "ab"], [[1], [2], [3]], 2, repeats=2, warmup=False,
+                      checkpoint=path)
+
+
 def test_exact_match_is_counted_against_the_reference_decoder():
     def shifted(prompt, n, seed):  # right on the first prompt only
         return DecodeTrace([prompt[0] + (prompt[0] > 1)] * n, [0.001] * n, 0.001 * n)

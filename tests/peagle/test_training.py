@@ -1,5 +1,5 @@
-"""Training checkpoints: SIGTERM mid-run saves the state after the step in progress, and a run resumed from
-it takes exactly the steps of an uninterrupted run."""
+"""Training checkpoints: SIGTERM mid-run saves the state after the step in progress, a slice of the budget
+(`until`) pauses there, and a run resumed from either takes exactly the steps of an uninterrupted run."""
 
 import os
 import signal
@@ -42,8 +42,10 @@ def test_sigterm_checkpoints_and_the_resumed_run_reproduces_the_uninterrupted_lo
     path = tmp_path / "train.pt"
     stopped = train_drafter(fresh(), TerminatedAt(sequences, at=3, per_step=2), cfg, checkpoint=path, checkpoint_every=3)
     assert stopped.interrupted and stopped.steps == 4  # step 3 was under way: it finishes, then the state is saved
+    paused = train_drafter(fresh(), sequences, cfg, checkpoint=path, checkpoint_every=3, until=0.75)
+    assert not paused.interrupted and paused.steps == 6  # a slice of the budget, checkpointed at its end
     resumed = train_drafter(fresh(), sequences, cfg, checkpoint=path, checkpoint_every=3)
-    assert not resumed.interrupted and resumed.steps == 8 and resumed.resumed_at == 4
+    assert not resumed.interrupted and resumed.steps == 8 and resumed.resumed_at == 6
     assert resumed.losses == pytest.approx(straight.losses, abs=1e-6)
     with pytest.raises(ProceedingsError, match="another training run"):
         train_drafter(fresh(), sequences, TrainConfig(steps=30, sequences_per_step=2), checkpoint=path)

@@ -1,5 +1,5 @@
 """P-EAGLE's verdict can fail: the baseline's numbers as P-EAGLE's, and one counterfactual per check;
-the committed records re-judge to their stored checks."""
+the committed records re-judge to their stored checks (several seeds: at their interval ends)."""
 
 import json
 from pathlib import Path
@@ -43,4 +43,22 @@ def test_the_committed_records_re_judge_to_their_stored_checks(scale):
     if not path.exists():
         pytest.skip(f"no committed {scale} record yet")
     record = json.loads(path.read_text())
-    assert verdict(record["metrics"], record["baseline"]) == record["checks"]
+    intervals = {path: s["ci95"] for path, s in (record.get("seeds") or {}).get("spread", {}).items()}
+    assert verdict(record["metrics"], record["baseline"], intervals or None) == record["checks"]
+
+
+@pytest.mark.parametrize("path, interval, broken", [
+    ("baseline.tau_k3", (1.8, 2.6), "gate: EAGLE-3 at K=3"),
+    ("metrics.depth0_accuracy", (0.50, 0.70), "gate: P-EAGLE depth-0"),
+    ("metrics.draft_ms_k7", (5.0, 9.0), "draft ms per round"),
+    ("baseline.tau_k7", (2.9, 3.6), "tau(P-EAGLE)"),
+    ("baseline.tokens_per_cpu_s_k7", (33.0, 40.0), "P-EAGLE tokens/s"),
+    ("metrics.partition_area_ratio", (0.2, 0.6), "partitioned training"),
+    ("metrics.cost_model_max_rel_error", (0.02, 0.2), "within 15%"),
+])
+def test_with_seeds_each_margin_must_hold_at_the_far_end_of_its_interval(path, interval, broken):
+    failing = [rule for rule, ok in verdict(**PASSING, intervals={path: interval}).items() if not ok]
+    assert len(failing) == 1 and broken in failing[0]
+    section, key = path.split(".")
+    value = PASSING[section][key]
+    assert all(verdict(**PASSING, intervals={path: (value, value)}).values())

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.core.runtime import atomic_write_text
+from proceedings.core.runtime import atomic_write_text, load_checkpoint, save_checkpoint
 
 CLOCKS = ("median", "min", "cpu")  # what a speed-up is computed from
 
@@ -117,6 +117,7 @@ class BenchmarkReport:
     repeats: int
     load_average: tuple[float, float, float]  # the larger of before and after, per column
     threads: int
+    resumed_at: int = 0  # prompt runs (all arms of one prompt in one repeat) read back from a checkpoint
 
     def speedup(self, name: str, clock: str = "median") -> float:
         """tokens/s of `name` over the reference's, same run; clock: 'median', 'min' (wall) or 'cpu'."""
@@ -132,7 +133,7 @@ class BenchmarkReport:
     def summary(self) -> dict:
         """Everything but the traces, JSON-ready."""
         return {"reference": self.reference, "repeats": self.repeats, "load_average": list(self.load_average),
-                "threads": self.threads,
+                "threads": self.threads, "resumed_at": self.resumed_at,
                 "arms": {name: {**a.summary(), "speedup": self.speedup(name), "speedup_min_wall": self.speedup(name, "min"),
                                 "speedup_cpu": self.speedup(name, "cpu")} for name, a in self.arms.items()}}
 
@@ -161,8 +162,12 @@ class BenchmarkReport:
 
 
 def run_benchmark(decoders: Sequence[Decoder], prompts: Sequence[Any], max_new_tokens: int, seed: int = 0,
-                  repeats: int = 1, warmup: bool = True, progress: bool = False) -> BenchmarkReport:
-    """Every decoder on every prompt (prompt i with seed + i), arms rotated; the first is the reference."""
+                  repeats: int = 1, warmup: bool = True, progress: bool = False,
+                  checkpoint: Path | str | None = None) -> BenchmarkReport:
+    """Every decoder on every prompt (prompt i with seed + i), arms rotated; the first is the reference.
+    With `checkpoint`, the runs so far are saved atomically after each prompt (all arms) and a later call with
+    the same decoders and settings resumes after the last saved prompt (a stopped long benchmark loses at most
+    one prompt's runs)."""
     import torch
 
     from proceedings.core.progress import progress_bar
@@ -181,20 +186,29 @@ def run_benchmark(decoders: Sequence[Decoder], prompts: Sequence[Any], max_new_t
     if warmup:  # first calls pay for allocation and kernel selection
         for d in decoders:
             d.decode(prompts[0], min(8, max_new_tokens), seed)
-    runs = {name: [[] for _ in prompts] for name in names}  # name -> prompt -> [(trace, cpu_s), ...] per repeat
-    load_before = os.getloadavg()
-    turn = 0
-    for _ in progress_bar(range(repeats), desc="benchmark", disable=not progress, unit="repeat"):
-        for i, prompt in enumerate(prompts):
-            for name in names[turn % len(names):] + names[:turn % len(names)]:
-                cpu0 = time.process_time()
-                trace = by_name[name].decode(prompt, max_new_tokens, seed + i)
-                runs[name][i].append((trace, time.process_time() - cpu0))
-            turn += 1
-    load = tuple(max(a, b) for a, b in zip(load_before, os.getloadavg()))
+    settings = {"decoders": names, "prompts": len(prompts), "max_new_tokens": max_new_tokens, "seed": seed,
+                "repeats": repeats}
+    state = None if checkpoint is None else load_checkpoint(checkpoint)
+    if state is not None and state["settings"] != settings:
+        raise ProceedingsError(f"benchmark checkpoint '{checkpoint}' belongs to another benchmark "
+                               f"({state['settings']} vs {settings}); delete it to start over")
+    state = state or {"settings": settings, "done": 0, "load_before": os.getloadavg(),
+                      "runs": {name: [[] for _ in prompts] for name in names}}  # name -> prompt -> [(trace, cpu_s)]
+    runs, resumed_at = state["runs"], state["done"]
+    turns = [(r * len(prompts) + i, i) for r in range(repeats) for i in range(len(prompts))]
+    for turn, i in progress_bar(turns[resumed_at:], desc="benchmark", disable=not progress, unit="prompt",
+                                total=len(turns), initial=resumed_at):
+        for name in names[turn % len(names):] + names[:turn % len(names)]:
+            cpu0 = time.process_time()
+            trace = by_name[name].decode(prompts[i], max_new_tokens, seed + i)
+            runs[name][i].append((trace, time.process_time() - cpu0))
+        state["done"] = turn + 1
+        if checkpoint is not None:
+            save_checkpoint(checkpoint, state)
+    load = tuple(max(a, b) for a, b in zip(state["load_before"], os.getloadavg()))
     arms = {name: _arm_stats(name, runs[name], runs[references[name]], references[name]) for name in names}
     return BenchmarkReport(arms, reference=names[0], repeats=repeats, load_average=load,
-                           threads=torch.get_num_threads())
+                           threads=torch.get_num_threads(), resumed_at=resumed_at)
 
 
 def _arm_stats(name: str, runs: list[list[tuple[DecodeTrace, float]]],

@@ -209,14 +209,15 @@ def _resume_training(path: Path, drafter: Drafter, optimizer, generator, cfg: Tr
 
 def train_drafter(drafter: Drafter, sequences: Sequence[FeatureSequence], cfg: TrainConfig,
                   progress: str | None = None, checkpoint: Path | str | None = None,
-                  checkpoint_every: int = 50) -> TrainRecord:
+                  checkpoint_every: int = 50, until: float = 1.0) -> TrainRecord:
     """Optimiser steps over the sequences in a fixed order (the same for every method): `cfg.steps` of them, or
     as many as `cfg.cpu_seconds` of process CPU time buy (then the schedule runs over the CPU-seconds).
 
     With `checkpoint`, the whole training state (weights, optimiser, COD sampler, record) is saved atomically
     every `checkpoint_every` steps, at the end, and when SIGTERM/SIGINT arrives (after the step in progress;
     the record says `interrupted`); a run with the same path resumes where it stopped and, on a step budget,
-    takes exactly the steps an uninterrupted run would have taken."""
+    takes exactly the steps an uninterrupted run would have taken. `until` < 1 pauses (checkpointed) once that
+    share of the budget is spent: two drafters trained in alternating slices meet the same machine load."""
     from proceedings.core.progress import progress_bar
 
     if not sequences:
@@ -232,14 +233,14 @@ def train_drafter(drafter: Drafter, sequences: Sequence[FeatureSequence], cfg: T
     wall0, cpu0 = time.perf_counter() - record.wall_s, time.process_time() - record.cpu_s
     with StopOnSignal() as stop, progress_bar(desc=progress or "train", total=None if cfg.cpu_seconds else cfg.steps,
                                               initial=step, unit="step", disable=progress is None) as bar:
-        while (done := training_progress(cfg, step, record.cpu_s)) < 1:
+        while (done := training_progress(cfg, step, record.cpu_s)) < until:
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(cfg, done)
             _train_step(drafter, sequences, valid, cfg, step, optimizer, generator, record, params)
             record.wall_s, record.cpu_s = time.perf_counter() - wall0, time.process_time() - cpu0
             step += 1
             bar.update()
-            finished = training_progress(cfg, step, record.cpu_s) >= 1
+            finished = training_progress(cfg, step, record.cpu_s) >= until
             if path is not None and (stop.requested or step % checkpoint_every == 0 or finished):
                 _save_training(path, step, drafter, optimizer, generator, record, cfg)
             if stop.requested:
