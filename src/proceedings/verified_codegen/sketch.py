@@ -47,14 +47,14 @@ def _update(fold: Fold, order: str, element: str) -> str:
 
 def _bridge(fold: Fold, invariant: str, order: str) -> Lemma:
     """The lemma a loop needs when its invariant's part grows at the end the spec does not peel."""
-    f = fold.function
     grown = "s + [x]" if invariant == "prefix" else "[x] + s"
-    combined = fold.apply(x="x", rest=f"{f}(s)") if order == "spec" else fold.apply(x=f"{f}(s)", rest="x")
-    name = f"{f}{'Append' if invariant == 'prefix' else 'Prepend'}"
-    return Lemma(name, f"lemma {name}(s: seq<int>, x: int)\n    ensures {f}({grown}) == {combined}")
+    combined = fold.apply(x="x", rest=fold.call("s")) if order == "spec" else fold.apply(x=fold.call("s"), rest="x")
+    name = f"{fold.function}{'Append' if invariant == 'prefix' else 'Prepend'}"
+    return Lemma(name, f"lemma {name}(s: seq<int>, x: int{fold.extra_params()})\n"
+                       f"    ensures {fold.call(grown)} == {combined}")
 
 
-def _lemma_proof(lemma: Lemma, idiom: str, invariant: str) -> str:
+def _lemma_proof(fold: Fold, lemma: Lemma, idiom: str, invariant: str) -> str:
     """Dafny's automatic induction (empty body), or an explicit induction peeling the front or the back."""
     if idiom == "auto":
         return "{\n}"
@@ -65,11 +65,11 @@ def _lemma_proof(lemma: Lemma, idiom: str, invariant: str) -> str:
     else:
         shrunk, rest = "s[..|s| - 1]", "s" if invariant == "prefix" else "[x] + s[..|s| - 1]"
         fact = f"({grown})[..|{grown}| - 1] == {rest}"
-    return f"{{\n    if |s| > 0 {{\n        assert {fact};\n        {lemma.name}({shrunk}, x);\n    }}\n}}"
+    return f"{{\n    if |s| > 0 {{\n        assert {fact};\n        {lemma.name}({shrunk}, x{fold.extra_args()});\n    }}\n}}"
 
 
 def _dafny_code(fold: Fold, shape: str, order: str, invariant: str, hints: str, bridge: Lemma | None) -> str:
-    a, r, f = fold.param, fold.result, fold.function
+    a, r, extra = fold.param, fold.result, fold.extra_args()
     part = f"{a}[..i]" if invariant == "prefix" else f"{a}[i..]"
     slice_fact = (f"assert {a}[..i + 1][..i] == {a}[..i];" if invariant == "prefix"
                   else f"assert {a}[i..][1..] == {a}[i + 1..];")
@@ -77,12 +77,12 @@ def _dafny_code(fold: Fold, shape: str, order: str, invariant: str, hints: str, 
     body_hints = [slice_fact] if hints in ("slice", "slice_end", "lemma") else []
     if bridge is not None:
         if invariant == "prefix":
-            body_hints = [f"{bridge.name}({a}[..i], {a}[i]);", f"assert {a}[..i + 1] == {a}[..i] + [{a}[i]];"]
+            body_hints = [f"{bridge.name}({a}[..i], {a}[i]{extra});", f"assert {a}[..i + 1] == {a}[..i] + [{a}[i]];"]
         else:
-            body_hints = [f"{bridge.name}({a}[i + 1..], {a}[i]);", f"assert {a}[i..] == [{a}[i]] + {a}[i + 1..];"]
+            body_hints = [f"{bridge.name}({a}[i + 1..], {a}[i]{extra});", f"assert {a}[i..] == [{a}[i]] + {a}[i + 1..];"]
     end_hints = [end_fact] if hints in ("slice_end", "lemma") else []
     update = f"{r} := {_update(fold, order, f'{a}[i]')};"
-    inv = f"        invariant 0 <= i <= |{a}|\n        invariant {r} == {f}({part})\n"
+    inv = f"        invariant 0 <= i <= |{a}|\n        invariant {r} == {fold.call(part)}\n"
     if shape == "down":
         body = ["i := i - 1;", *body_hints, update]
         head = f"    var i := |{a}|;\n    while i > 0\n"
@@ -108,7 +108,7 @@ def dafny_pool(fold: Fold) -> list[Candidate]:
                 bridge = _bridge(fold, invariant, order)
                 code = _dafny_code(fold, shape, order, invariant, "lemma", bridge)
                 for idiom in LEMMA_PROOFS:
-                    lemma = replace(bridge, proof=_lemma_proof(bridge, idiom, invariant))
+                    lemma = replace(bridge, proof=_lemma_proof(fold, bridge, idiom, invariant))
                     pool.append(Candidate("dafny", code, (lemma,), features={**base, "hints": "lemma", "lemma": idiom}))
     return pool
 
@@ -121,8 +121,8 @@ def dafny_plans(fold: Fold) -> list[Plan]:
     for revision, (shape, bridged) in enumerate(((matched, False), (other, True))):
         invariant = "prefix" if shape == "up" else "suffix"
         lemmas = (_bridge(fold, invariant, "spec"),) if bridged else ()
-        plans.append(Plan(f"loop {shape}", (f"0 <= i <= |{fold.param}|", f"{fold.result} == {fold.function}"
-                                            f"({'a[..i]' if invariant == 'prefix' else 'a[i..]'})"),
+        part = "a[..i]" if invariant == "prefix" else "a[i..]"
+        plans.append(Plan(f"loop {shape}", (f"0 <= i <= |{fold.param}|", f"{fold.result} == {fold.call(part)}"),
                           lemmas, ("no partial constructs: a terminating while with a decreasing index",),
                           revision))
     return plans
@@ -159,10 +159,8 @@ class SketchAgent(Agent):
         if key not in self._pools:
             if backend != "dafny":
                 raise ProceedingsError(f"the sketch agent has no {backend} sketches yet (task '{task.id}')")
-            fold = dafny_fold(task)
-            if fold is None:
-                raise ProceedingsError(f"task '{task.id}': its Dafny spec is not a sequence fold the sketches cover")
-            self._pools[key] = self.ranker.rank(task, dafny_pool(fold))
+            fold = dafny_fold(task)  # a spec no sketch covers (commit0-mini's relations) gets an empty pool
+            self._pools[key] = self.ranker.rank(task, dafny_pool(fold)) if fold is not None else []
         return self._pools[key]
 
     def _next(self, kind: str, items: list):
@@ -188,7 +186,8 @@ class SketchAgent(Agent):
         return self._next(f"proof:{code.code_key()}", same)
 
     def plan(self, task, backend, feedback):
-        return self._next("plan", dafny_plans(dafny_fold(task)))
+        fold = dafny_fold(task)
+        return self._next("plan", dafny_plans(fold) if fold is not None else [])
 
     def elaborate(self, task, backend, plan, feedback):
         allowed, scaffolds = [], set()
