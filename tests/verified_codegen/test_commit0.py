@@ -107,18 +107,19 @@ def test_code_that_memorises_the_visible_tests_neither_verifies_nor_agrees_with_
     assert memorised.inputs == 40 and set(memorised.mismatches) <= set(range(4, 40)) and len(memorised.mismatches) > 20
 
 
-def test_sketches_read_extra_parameters_from_the_spec_and_relations_get_no_pool():
+def test_sketches_read_extra_parameters_from_the_spec_and_a_spec_stub_gets_nothing(tmp_path):
     from proceedings.verified_codegen.checkers import DafnyChecker
     from proceedings.verified_codegen.sketch import SketchAgent
 
     fold = dafny_fold(TASKS["sortedcontainers_count"])
     assert (fold.direction, fold.extra, fold.call("a[..i]")) == ("front", ("k",), "CountEq(a[..i], k)")
     assert dafny_fold(TASKS["more_itertools_polynomial_eval"]).combine == "{rest} * t + {x}"
+    build(tmp_path, ("toolz",), examples=3)
+    stub = load_task(tmp_path / "toolz_count")  # no contract written yet: neither a fold nor a relation
     agent = SketchAgent()
-    relation = TASKS["rel_count_concat"]
-    assert agent.pool(relation, "dafny") == [] and agent.plan(relation, "dafny", "") is None
+    assert agent.pool(stub, "dafny") == [] and agent.plan(stub, "dafny", "") is None
     checker = DafnyChecker(executable="dafny")  # never started: nothing is proposed, nothing is checked
-    attempts = [solve(relation, w, agent, checker, Settings()) for w in WORKFLOWS]
+    attempts = [solve(stub, w, agent, checker, Settings()) for w in WORKFLOWS]
     assert [(a.solved, a.checks) for a in attempts] == [(False, 0)] * 3
 
 
