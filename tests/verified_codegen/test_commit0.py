@@ -30,12 +30,24 @@ def test_the_shipped_set_has_eight_apis_of_three_libraries_and_three_relations()
     libraries = Counter(json.loads((t.folder / "task.json").read_text())["library"] for t in apis)
     assert len(apis) == 8 and len(libraries) == 3 and len(relations) == 3
     assert all(len(t.tests) == 4 and len(hidden_tests(t)) >= 30 for t in apis)
+    assert sorted(t.id for t in apis if "coq" in t.backends) == ["sortedcontainers_count", "toolz_count"]
+
+
+def test_one_signature_serves_both_backends_dafny_types_are_spelled_for_coq():
+    from proceedings.verified_codegen.checkers import CoqChecker
+
+    task = TASKS["sortedcontainers_count"]
+    coq = CoqChecker(executable="coqc")
+    solution = reference_candidate(task, "coq").regions()
+    assert "Eval vm_compute in (CountValue [] (0))." in coq.test_file(task, solution)
+    assert "(CountValue : (list Z) -> (Z) -> (Z))" in coq.audited(task, task.assemble("coq", solution))
 
 
 @needs_libraries
 def test_a_rebuild_records_the_same_tests_from_the_libraries_and_leaves_authored_specs_alone(tmp_path):
     (tmp_path / "toolz_count").mkdir()
     (tmp_path / "toolz_count" / "task.dfy").write_text("authored")
+    (tmp_path / "toolz_count" / "task.v").write_text((COMMIT0 / "toolz_count" / "task.v").read_text())  # a Coq spec too
     written = build(tmp_path, ("toolz",))
     assert written == ["toolz_count", "rel_concat_partition_all"]
     for task in written:

@@ -17,6 +17,8 @@ Spec-writing rule (fixed before any run): a function whose docs or code describe
 back (`F(s[..|s|-1]) op s[|s|-1]`); one described by membership or position without a pass
 (sortedcontainers' bisect and count) by the first element (`f(s[0]) + F(s[1..])`). Relations are
 stated `{:induction false}`, so their proof is written, not found by Dafny's induction heuristic.
+Two APIs also have a Coq spec (`task.v`, `list Z`; the signature's Dafny types are mapped by
+`checkers.coq_type`); the sketch agent has no Coq sketches, so the comparison runs their Dafny spec.
 """
 
 from __future__ import annotations
@@ -187,7 +189,7 @@ def build(out: Path = COMMIT0, libraries: tuple[str, ...] = LIBRARIES, examples:
         meta = {"id": api.task, "source": "commit0", "library": api.library, "library_version": versions[api.library],
                 "api": api.qualname, "description": f"{api.qualname}: {docstring(api.qualname)} (here on integers)",
                 "signature": api.signature(), "tests": [recorded[i] for i in sorted(visible)],
-                "hidden_tests": "hidden_tests.json", "backends": {"dafny": "task.dfy"}}
+                "hidden_tests": "hidden_tests.json", "backends": _backends(out / api.task)}
         hidden = [test for i, test in enumerate(recorded) if i not in visible]
         _write(out / api.task, meta, hidden, _stub(api.method, api.params))
         written.append(api.task)
@@ -202,10 +204,15 @@ def build(out: Path = COMMIT0, libraries: tuple[str, ...] = LIBRARIES, examples:
                 "description": f"Prove: {rel.statement}. {docs}", "relation_checked_on": len(inputs),
                 "signature": {"name": rel.lemma, "return_type": "",
                               "parameters": [{"param_name": n, "param_type": t} for n, t, _ in rel.params]},
-                "tests": [], "backends": {"dafny": "task.dfy"}}
+                "tests": [], "backends": _backends(out / rel.task)}
         _write(out / rel.task, meta, None, _stub(f"{{:induction false}} {rel.lemma}", rel.params, lemma=True))
         written.append(rel.task)
     return written
+
+
+def _backends(folder: Path) -> dict[str, str]:
+    """Dafny always (a stub when new); Coq where an authored `task.v` exists (structural recursion on the list)."""
+    return {"dafny": "task.dfy", **({"coq": "task.v"} if (folder / "task.v").exists() else {})}
 
 
 def _write(folder: Path, meta: dict, hidden: list | None, stub: str) -> None:

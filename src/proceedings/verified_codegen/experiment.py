@@ -96,8 +96,9 @@ def stage_deadline() -> float | None:
 
 
 def run_arms(tasks: list[Task], agent: Agent, checkers: dict[str, Checker], settings: Settings,
-             desc: str, store: Path, deadline: float | None = None) -> list[Attempt]:
-    """Every workflow on every task (and backend), one attempt each; each finished attempt is appended to
+             desc: str, store: Path, deadline: float | None = None,
+             backends: tuple[str, ...] | None = None) -> list[Attempt]:
+    """Every workflow on every task (and backend, or only `backends`), one attempt each; each finished attempt is appended to
     `store` (JSON lines), and a rerun takes finished attempts from it instead of running them again.
     Past `deadline` no new attempt starts: the run stops naming how far it got (rerun to resume)."""
     done = {}
@@ -106,7 +107,8 @@ def run_arms(tasks: list[Task], agent: Agent, checkers: dict[str, Checker], sett
             if line.strip():
                 row = json.loads(line)
                 done[(row["task"], row["backend"], row["workflow"])] = Attempt(**row)
-    jobs = [(task, backend, workflow) for task in tasks for backend in task.backends for workflow in WORKFLOWS]
+    jobs = [(task, backend, workflow) for task in tasks for backend in task.backends for workflow in WORKFLOWS
+            if backends is None or backend in backends]
     attempts, fresh = [], 0
     store.parent.mkdir(parents=True, exist_ok=True)
     for task, backend, workflow in progress_bar(jobs, desc=desc, unit="attempt"):
@@ -196,8 +198,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     agent = SketchAgent(ranker=ranker)
     sketch = run_arms(sketch_tasks, agent, checkers, cfg.settings, f"sketch {scale}", run_store(scale, "sketch", cfg),
                       deadline)
-    commit0 = run_arms(commit0_tasks, agent, checkers, cfg.settings, f"commit0-mini {scale}",
-                       run_store(scale, "commit0", cfg), deadline)
+    commit0 = run_arms(commit0_tasks, agent, checkers, cfg.settings, f"commit0-mini {scale}",  # no Coq sketches
+                       run_store(scale, "commit0", cfg), deadline, backends=("dafny",))
     agreements = differential(commit0_tasks, commit0, checkers)
     metrics, baseline = summarise(oracle_tasks, oracle, sketch, cfg, seed)
     commit0_metrics, commit0_baseline = summarise_commit0(commit0, agreements, cfg.budgets)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from proceedings.verified_codegen.candidates import Candidate, reference_candidate
 from proceedings.verified_codegen.checkers import get_checker
-from proceedings.verified_codegen.differential import agreement
+from proceedings.verified_codegen.differential import agreement, recorded_tests
 from proceedings.verified_codegen.tasks import Task, load_tasks
 
 
@@ -52,7 +52,13 @@ def validate_tasks(root: str | Path, report=lambda line: None) -> list[str]:
             bare = checker.verify(task, without_proof(ref, proves_a_lemma(task, backend)).regions(), fresh=True)
             report(f"{task.id} [{backend}]: reference {verdict.status} ({verdict.seconds:.1f} s), tests "
                    f"{'pass' if tests.passed else 'FAIL'}, without proof {bare.status}")
-            if task.source == "commit0" and not proves_a_lemma(task, backend):
+            if task.source == "commit0" and backend == "coq":  # Coq prints both sides: run on every recorded test
+                recorded = checker.run_tests(replace(task, tests=tuple(recorded_tests(task))), ref.regions())
+                report(f"{task.id} [coq]: reference on all {len(recorded_tests(task))} recorded tests: "
+                       f"{'agrees' if recorded.passed else recorded.reason}")
+                if not recorded.passed:
+                    problems.append(f"{task.id} [coq]: reference disagrees with the library: {recorded.reason}")
+            elif task.source == "commit0" and not proves_a_lemma(task, backend):
                 agreed = agreement(task, checker, ref.regions())
                 report(f"{task.id} [{backend}]: reference agrees with the library on {agreed.inputs - len(agreed.mismatches)}"
                        f" of {agreed.inputs} recorded inputs")
