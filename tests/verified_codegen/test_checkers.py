@@ -34,6 +34,8 @@ COQ_CHEATS = {
     "Notation": {"code": COQ_REF["code"] + "Notation sum := sum_list.\n"},
     "Declare ML Module": {"code": 'Declare ML Module "evil".\n' + COQ_REF["code"]},
     "admit behind a string": {"proof": 'idtac "(*". admit. idtac "*)".\n'},
+    "Load the reference": {"code": f'Load "{SUM_LIST.folder / "task.v"}".\n'},
+    "Require a copied reference": {"code": 'Add LoadPath "/tmp/ref" as Ref.\nFrom Ref Require Import task.\n'},
 }
 DAFNY_CHEATS = {
     "assume": {"code": DAFNY_REF["code"].replace("r := r * a[i];", "r := r * a[i];\n        assume false;")},

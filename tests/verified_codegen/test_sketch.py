@@ -5,11 +5,13 @@ from dataclasses import replace
 import pytest
 
 from proceedings.verified_codegen.candidates import reference_candidate
+from proceedings.verified_codegen.commit0 import COMMIT0
 from proceedings.verified_codegen.folds import dafny_fold
 from proceedings.verified_codegen.sketch import SketchAgent, dafny_plans, dafny_pool
 from proceedings.verified_codegen.tasks import EDITABLE, load_tasks
 
 FOLDS = load_tasks(ids=("sum_seq", "prod_seq", "alt_sum", "digits_value"))
+COMMIT0_TASKS = load_tasks(COMMIT0, ids=("sortedcontainers_count", "more_itertools_polynomial_eval", "rel_count_concat"))
 
 
 def without_reference(task):
@@ -34,7 +36,7 @@ def proposals(task, plan_revisions=2, joint=6):
     return agent.log
 
 
-@pytest.mark.parametrize("task", FOLDS, ids=lambda t: t.id)
+@pytest.mark.parametrize("task", FOLDS + COMMIT0_TASKS, ids=lambda t: t.id)
 def test_with_the_reference_deleted_the_sketch_log_is_identical(task):
     assert reference_candidate(task, "dafny").code.strip()  # the shipped file does carry a reference
     assert proposals(task) == proposals(without_reference(task))
@@ -83,3 +85,18 @@ def test_bridged_code_is_tested_with_its_lemmas_and_the_lemma_proof_never_change
     assert "lemma ProdAppend(s: seq<int>, x: int)\n    ensures Prod(s + [x]) == Prod(s) * x\n{\n}" in text
     hole = replace(bridged[0], lemmas=tuple(replace(lemma, proof="") for lemma in bridged[0].lemmas))
     assert DafnyChecker(executable="dafny").test_file(task, hole.test_regions()) == text  # P's scaffold too
+
+
+def test_a_relation_is_proved_by_induction_and_the_plan_inducts_where_the_spec_functions_unfold():
+    """count(a + b) = ilen(a) + ilen(b): the functions peel the back, so the back of b unfolds first."""
+    from proceedings.verified_codegen.relations import dafny_relation
+    from proceedings.verified_codegen.sketch import relation_plans, relation_pool
+
+    count_concat, bisect = load_tasks(COMMIT0, ids=("rel_count_concat", "rel_bisect_count"))
+    relation = dafny_relation(count_concat)
+    assert (relation.lemma, relation.sequences, relation.peels) == ("CountConcat", ("a", "b"), "back")
+    assert [p.approach for p in relation_plans(relation)] == ["induct b back", "induct b front", "induct a back"]
+    assert [p.approach for p in relation_plans(dafny_relation(bisect))] == ["induct s front", "induct s back"]
+    pool = relation_pool(dafny_relation(bisect))
+    assert "BisectCount(s[1..], k);" in pool[0].code and len(pool) == 4
+    assert dafny_relation(load_tasks(COMMIT0, ids=("toolz_count",))[0]) is None  # an API task states no lemma

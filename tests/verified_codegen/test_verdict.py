@@ -18,8 +18,9 @@ PASSING = {
                 "mean_checks": 5.0, "mean_calls": 6.0, "mean_wall_s": 8.0, "tasks": 12, "difficult_tasks": 6,
                 "union_solve_rate_bmax": 0.9, "min_arm_solve_rate_bmax": 0.6, "max_arm_solve_rate_bmin": 0.5,
                 "gain_ci90_low": 0.08, "gain_ci90_high": 0.3, "recheck_disagreements": 0, "oracle_attempts": 12,
-                "oracle_designed": 12, "commit0_tasks": 8, "commit0_solve_rate": 0.5,
-                "commit0_differential_mismatches": 0},
+                "oracle_designed": 12, "commit0_tasks": 11, "commit0_solve_rate": 0.5,
+                "commit0_union_solve_rate_bmax": 0.7, "commit0_differential_checked": 8,
+                "commit0_differential_inputs": 320, "commit0_differential_mismatches": 0},
     "baseline": {"name": "best of J, S", **ARM, "commit0_solve_rate": 0.4, "arms": {}},
 }
 COUNTERFACTUALS = {
@@ -27,13 +28,28 @@ COUNTERFACTUALS = {
     "gate: the union of arms": {"metrics.max_arm_solve_rate_bmin": 0.95},
     "(1) P's solve rate": {"metrics.gain_ci90_low": -0.01},
     "(2) on the difficult subset": {"metrics.difficult_wall_s": 19.0},
-    "(3) P >= best baseline on commit0-mini": {"metrics.commit0_solve_rate": 0.3},
+    "(3) P >= best baseline on commit0-mini": {"metrics.commit0_solve_rate": 0.3},  # the baseline's 0.4 beats P
     "(4) zero disagreements": {"metrics.recheck_disagreements": 1},
 }
 
 
 def test_every_check_of_the_verdict_can_fail_alone_and_the_baseline_as_planfirst_fails():
     assert audit(verdict, PASSING, COUNTERFACTUALS) == []
+
+
+def test_commit0_checks_fail_at_the_floor_without_tasks_and_when_nothing_or_something_disagrees():
+    """(3) cannot hold by a tie at zero or without commit0-mini tasks; (4) cannot hold vacuously (0 of 0
+    implementations compared) and fails on one implementation that disagrees with the library."""
+    from proceedings.core.verdict import breaks
+
+    three = next(rule for rule in verdict(**PASSING) if rule.startswith("(3)"))
+    four = next(rule for rule in verdict(**PASSING) if rule.startswith("(4)"))
+    floor = {"metrics.commit0_union_solve_rate_bmax": 0.0, "metrics.commit0_solve_rate": 0.0,
+             "baseline.commit0_solve_rate": 0.0}
+    assert breaks(verdict, PASSING, floor) == [three]
+    assert breaks(verdict, PASSING, {"metrics.commit0_tasks": 0}) == [three]
+    assert breaks(verdict, PASSING, {"metrics.commit0_differential_checked": 0}) == [four]
+    assert breaks(verdict, PASSING, {"metrics.commit0_differential_mismatches": 1}) == [four]
 
 
 def test_gates_also_fail_at_the_floor_and_without_difficult_tasks():

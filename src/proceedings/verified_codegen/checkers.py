@@ -211,9 +211,18 @@ def normalise(value: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------- Coq
+def coq_type(type_: str) -> str:
+    """A signature type in Coq: Dafny's spelling mapped (seq<int> -> list Z, int -> Z; spec §2.7 step 3),
+    so one task.json serves a task with a Dafny and a Coq spec (commit0-mini); Coq spellings unchanged."""
+    type_ = type_.strip()
+    if type_.startswith("seq<") and type_.endswith(">"):
+        return f"list {coq_type(type_[4:-1])}"
+    return {"int": "Z"}.get(type_, type_)
+
+
 def coq_value(value, type_: str) -> str:
     """A JSON test value as a Coq term of `type_` (list Z, Z, nat, bool, list nat)."""
-    type_ = type_.strip()
+    type_ = coq_type(type_)
     if type_.startswith("list "):
         return "[" + "; ".join(coq_value(v, type_[5:]) for v in value) + "]"
     if type_ == "bool":
@@ -235,7 +244,8 @@ class CoqChecker(Checker):
         `Abort`s the theorem and proves a weaker one under its name, or redefines `=`, fails to type-check."""
         name, statement = theorem_statement(task)
         sig = task.signature
-        impl_type = " -> ".join(f"({t})" for t in [p["param_type"] for p in sig["parameters"]] + [sig["return_type"]])
+        impl_type = " -> ".join(f"({coq_type(t)})" for t in [p["param_type"] for p in sig["parameters"]]
+                                + [sig["return_type"]])
         spec = f"Definition vcg_spec ({sig['name']} : {impl_type}) : Prop := {statement}.\n"
         end = "(* @end preamble *)"
         if end not in text:
@@ -267,7 +277,8 @@ class CoqChecker(Checker):
         for test in task.tests:
             args = " ".join(coq_value(v, t) for v, t in zip(test["input"], types))
             lines.append(f"Eval vm_compute in ({sig['name']} {args}).\n")
-            lines.append(f"Eval vm_compute in ({coq_value(test['expected'], sig['return_type'])} : {sig['return_type']}).\n")
+            lines.append(f"Eval vm_compute in ({coq_value(test['expected'], sig['return_type'])} : "
+                         f"{coq_type(sig['return_type'])}).\n")
         return "".join(lines)
 
     def test_argv(self, path: Path) -> list[str]:
@@ -353,8 +364,10 @@ class DafnyChecker(Checker):
         calls = []
         for number, test in enumerate(task.tests):
             args = ", ".join(dafny_value(v, t) for v, t in zip(test["input"], types))
+            # a test without "expected" (the differential check's hidden tests) prints the result alone
+            want = dafny_value(test["expected"], sig["return_type"]) if "expected" in test else '""'
             calls.append(f"  var got{number} := {sig['name']}({args});\n"
-                         f"  print \"@@ \", got{number}, \" @@ \", {dafny_value(test['expected'], sig['return_type'])}, \"\\n\";\n")
+                         f"  print \"@@ \", got{number}, \" @@ \", {want}, \"\\n\";\n")
         # the whole candidate: code may call its lemmas, which are ghost and not compiled
         return task.assemble("dafny", solution) + "\nmethod Main() {\n" + "".join(calls) + "}\n"
 

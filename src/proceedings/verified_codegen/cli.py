@@ -1,4 +1,4 @@
-"""`proceedings verified_codegen ...`: doctor, check, solve, validate, convert.
+"""`proceedings verified_codegen ...`: doctor, check, solve, validate, convert, build-commit0.
 
 `proceedings reproduce verified_codegen --scale tiny|small` runs the J/S/P comparison.
 """
@@ -87,16 +87,31 @@ def solve(task: Path = typer.Argument(..., help="Task folder."),
 
 
 @app.command()
-def validate(root: Path = typer.Argument(None, help="Task directory (default: the shipped tasks).")) -> None:
-    """Ground truth: every reference verifies (fresh process) and passes its tests, on every backend."""
+def validate(root: Path = typer.Argument(None, help="Task directory (default: the shipped tasks and commit0-mini).")) -> None:
+    """Ground truth: every reference verifies (fresh process), passes its tests and needs its proof; a
+    commit0-mini reference agrees with the library on every recorded input."""
+    from proceedings.verified_codegen.commit0 import COMMIT0
     from proceedings.verified_codegen.tasks import SHIPPED
     from proceedings.verified_codegen.validate import validate_tasks
 
-    problems = validate_tasks(root or SHIPPED, report=console.print)
+    problems = [line for folder in ([root] if root else [SHIPPED, COMMIT0])
+                for line in validate_tasks(folder, report=console.print)]
     if problems:
         for line in problems:
             console.print(f"[red]{line}[/red]")
         raise typer.Exit(1)
+
+
+@app.command("build-commit0")
+def build_commit0(out: Path = typer.Option(None, help="Where the task folders go (default: the shipped commit0-mini)."),
+                  library: list[str] = typer.Option(None, help="Only these libraries (repeatable; default: all)."),
+                  examples: int = typer.Option(40, help="Hypothesis examples drawn per API.")) -> None:
+    """Build commit0-mini: descriptions from the installed libraries' docs, tests recorded by running them on
+    Hypothesis inputs (a few visible, the rest hidden), relations checked on the library; spec stubs for new APIs."""
+    from proceedings.verified_codegen.commit0 import COMMIT0, LIBRARIES, build
+
+    written = build(out or COMMIT0, tuple(library) if library else LIBRARIES, examples)
+    console.print(f"{len(written)} commit0-mini tasks written to {out or COMMIT0}: {', '.join(written)}")
 
 
 @app.command()

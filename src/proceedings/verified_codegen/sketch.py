@@ -12,13 +12,19 @@ The pool is ranked once (ranker.py) and shared by every workflow: J walks it in 
 its distinct codes in rank order and, for the frozen code, its proofs; P's plan keeps only the
 candidates its rules allow (below) and discharges lemmas with the ranked lemma proofs.
 
+For a relation task (commit0-mini: the spec states a lemma, the code region is its proof;
+relations.py) the pool is the induction idiom: for each sequence parameter, peel the front or the
+back, with or without the slicing fact of the peeled sequence, and the lemma called on the shorter one.
+
 PlanFirst's rules (spec §2.2 P.1, documented and generic, derived from the spec, never from a
 solution): (1) iterate from the end the spec does not peel, so one unfolding of the spec preserves
 "accumulator = spec of the processed part" (front-peeling spec -> loop down over the suffix;
 back-peeling -> loop up over the prefix); (2) the update is the spec's recursive case with the
 recursive result replaced by the accumulator, in the spec's operand order; (3) replan: the other loop
 direction with the bridging lemma that the mismatched invariant needs, stated by the plan and
-discharged on its own.
+discharged on its own. For a relation: (4) induct from the end the spec functions peel, on the
+sequence that end unfolds (front: the first sequence parameter, back: the last), then from the other
+end, then on another sequence parameter.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from proceedings.verified_codegen.agents import Agent, Plan
 from proceedings.verified_codegen.candidates import Candidate, Lemma
 from proceedings.verified_codegen.folds import Fold, dafny_fold
 from proceedings.verified_codegen.ranker import Ranker, SizeRanker
+from proceedings.verified_codegen.relations import RelationSpec, dafny_relation
 from proceedings.verified_codegen.tasks import Task
 
 SHAPES = ("up", "down", "up_short")
@@ -47,14 +54,14 @@ def _update(fold: Fold, order: str, element: str) -> str:
 
 def _bridge(fold: Fold, invariant: str, order: str) -> Lemma:
     """The lemma a loop needs when its invariant's part grows at the end the spec does not peel."""
-    f = fold.function
     grown = "s + [x]" if invariant == "prefix" else "[x] + s"
-    combined = fold.apply(x="x", rest=f"{f}(s)") if order == "spec" else fold.apply(x=f"{f}(s)", rest="x")
-    name = f"{f}{'Append' if invariant == 'prefix' else 'Prepend'}"
-    return Lemma(name, f"lemma {name}(s: seq<int>, x: int)\n    ensures {f}({grown}) == {combined}")
+    combined = fold.apply(x="x", rest=fold.call("s")) if order == "spec" else fold.apply(x=fold.call("s"), rest="x")
+    name = f"{fold.function}{'Append' if invariant == 'prefix' else 'Prepend'}"
+    return Lemma(name, f"lemma {name}(s: seq<int>, x: int{fold.extra_params()})\n"
+                       f"    ensures {fold.call(grown)} == {combined}")
 
 
-def _lemma_proof(lemma: Lemma, idiom: str, invariant: str) -> str:
+def _lemma_proof(fold: Fold, lemma: Lemma, idiom: str, invariant: str) -> str:
     """Dafny's automatic induction (empty body), or an explicit induction peeling the front or the back."""
     if idiom == "auto":
         return "{\n}"
@@ -65,11 +72,11 @@ def _lemma_proof(lemma: Lemma, idiom: str, invariant: str) -> str:
     else:
         shrunk, rest = "s[..|s| - 1]", "s" if invariant == "prefix" else "[x] + s[..|s| - 1]"
         fact = f"({grown})[..|{grown}| - 1] == {rest}"
-    return f"{{\n    if |s| > 0 {{\n        assert {fact};\n        {lemma.name}({shrunk}, x);\n    }}\n}}"
+    return f"{{\n    if |s| > 0 {{\n        assert {fact};\n        {lemma.name}({shrunk}, x{fold.extra_args()});\n    }}\n}}"
 
 
 def _dafny_code(fold: Fold, shape: str, order: str, invariant: str, hints: str, bridge: Lemma | None) -> str:
-    a, r, f = fold.param, fold.result, fold.function
+    a, r, extra = fold.param, fold.result, fold.extra_args()
     part = f"{a}[..i]" if invariant == "prefix" else f"{a}[i..]"
     slice_fact = (f"assert {a}[..i + 1][..i] == {a}[..i];" if invariant == "prefix"
                   else f"assert {a}[i..][1..] == {a}[i + 1..];")
@@ -77,12 +84,12 @@ def _dafny_code(fold: Fold, shape: str, order: str, invariant: str, hints: str, 
     body_hints = [slice_fact] if hints in ("slice", "slice_end", "lemma") else []
     if bridge is not None:
         if invariant == "prefix":
-            body_hints = [f"{bridge.name}({a}[..i], {a}[i]);", f"assert {a}[..i + 1] == {a}[..i] + [{a}[i]];"]
+            body_hints = [f"{bridge.name}({a}[..i], {a}[i]{extra});", f"assert {a}[..i + 1] == {a}[..i] + [{a}[i]];"]
         else:
-            body_hints = [f"{bridge.name}({a}[i + 1..], {a}[i]);", f"assert {a}[i..] == [{a}[i]] + {a}[i + 1..];"]
+            body_hints = [f"{bridge.name}({a}[i + 1..], {a}[i]{extra});", f"assert {a}[i..] == [{a}[i]] + {a}[i + 1..];"]
     end_hints = [end_fact] if hints in ("slice_end", "lemma") else []
     update = f"{r} := {_update(fold, order, f'{a}[i]')};"
-    inv = f"        invariant 0 <= i <= |{a}|\n        invariant {r} == {f}({part})\n"
+    inv = f"        invariant 0 <= i <= |{a}|\n        invariant {r} == {fold.call(part)}\n"
     if shape == "down":
         body = ["i := i - 1;", *body_hints, update]
         head = f"    var i := |{a}|;\n    while i > 0\n"
@@ -108,7 +115,7 @@ def dafny_pool(fold: Fold) -> list[Candidate]:
                 bridge = _bridge(fold, invariant, order)
                 code = _dafny_code(fold, shape, order, invariant, "lemma", bridge)
                 for idiom in LEMMA_PROOFS:
-                    lemma = replace(bridge, proof=_lemma_proof(bridge, idiom, invariant))
+                    lemma = replace(bridge, proof=_lemma_proof(fold, bridge, idiom, invariant))
                     pool.append(Candidate("dafny", code, (lemma,), features={**base, "hints": "lemma", "lemma": idiom}))
     return pool
 
@@ -121,14 +128,44 @@ def dafny_plans(fold: Fold) -> list[Plan]:
     for revision, (shape, bridged) in enumerate(((matched, False), (other, True))):
         invariant = "prefix" if shape == "up" else "suffix"
         lemmas = (_bridge(fold, invariant, "spec"),) if bridged else ()
-        plans.append(Plan(f"loop {shape}", (f"0 <= i <= |{fold.param}|", f"{fold.result} == {fold.function}"
-                                            f"({'a[..i]' if invariant == 'prefix' else 'a[i..]'})"),
+        part = "a[..i]" if invariant == "prefix" else "a[i..]"
+        plans.append(Plan(f"loop {shape}", (f"0 <= i <= |{fold.param}|", f"{fold.result} == {fold.call(part)}"),
                           lemmas, ("no partial constructs: a terminating while with a decreasing index",),
                           revision))
     return plans
 
 
+def _induction(relation: RelationSpec, seq: str, direction: str, hints: str) -> str:
+    if direction == "front":
+        shrunk, fact = f"{seq}[1..]", f"assert {seq} == [{seq}[0]] + {seq}[1..];"
+    else:
+        shrunk, fact = f"{seq}[..|{seq}| - 1]", f"assert {seq} == {seq}[..|{seq}| - 1] + [{seq}[|{seq}| - 1]];"
+    lines = ([fact] if hints == "slice" else []) + [relation.call(seq, shrunk)]
+    body = "".join(f"        {line}\n" for line in lines)
+    return f"{{\n    if |{seq}| > 0 {{\n{body}    }}\n}}\n"
+
+
+def relation_pool(relation: RelationSpec) -> list[Candidate]:
+    """Every induction idiom for a relation's lemma (4 per sequence parameter), unranked."""
+    return [Candidate("dafny", _induction(relation, seq, direction, hints),
+                      features={"induct": seq, "direction": direction, "hints": hints})
+            for seq in relation.sequences for direction in ("front", "back") for hints in ("none", "slice")]
+
+
+def relation_plans(relation: RelationSpec) -> list[Plan]:
+    """PlanFirst's rule (4): the sequence and end the spec functions unfold, the other end, another sequence."""
+    seqs = relation.sequences
+    first = seqs[0] if relation.peels == "front" else seqs[-1]
+    other_end = "back" if relation.peels == "front" else "front"
+    order = [(first, relation.peels), (first, other_end)] + [(s, relation.peels) for s in seqs if s != first]
+    return [Plan(f"induct {seq} {direction}", pitfalls=("the recursive call on a strictly shorter sequence",),
+                 revision=revision) for revision, (seq, direction) in enumerate(order)]
+
+
 def _allowed(plan: Plan, candidate: Candidate) -> bool:
+    if "induct" in candidate.features:
+        _, seq, direction = plan.approach.split()
+        return candidate.features["induct"] == seq and candidate.features["direction"] == direction
     shape = plan.approach.split()[-1]
     invariant = "prefix" if shape == "up" else "suffix"
     wanted = {"shape": shape, "order": "spec", "invariant": invariant}
@@ -159,10 +196,9 @@ class SketchAgent(Agent):
         if key not in self._pools:
             if backend != "dafny":
                 raise ProceedingsError(f"the sketch agent has no {backend} sketches yet (task '{task.id}')")
-            fold = dafny_fold(task)
-            if fold is None:
-                raise ProceedingsError(f"task '{task.id}': its Dafny spec is not a sequence fold the sketches cover")
-            self._pools[key] = self.ranker.rank(task, dafny_pool(fold))
+            fold, relation = dafny_fold(task), dafny_relation(task)  # a spec no sketch covers: an empty pool
+            pool = dafny_pool(fold) if fold else relation_pool(relation) if relation else []
+            self._pools[key] = self.ranker.rank(task, pool) if pool else []
         return self._pools[key]
 
     def _next(self, kind: str, items: list):
@@ -188,7 +224,8 @@ class SketchAgent(Agent):
         return self._next(f"proof:{code.code_key()}", same)
 
     def plan(self, task, backend, feedback):
-        return self._next("plan", dafny_plans(dafny_fold(task)))
+        fold, relation = dafny_fold(task), dafny_relation(task)
+        return self._next("plan", dafny_plans(fold) if fold else relation_plans(relation) if relation else [])
 
     def elaborate(self, task, backend, plan, feedback):
         allowed, scaffolds = [], set()

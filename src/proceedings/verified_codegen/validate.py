@@ -1,19 +1,35 @@
 """Ground-truth gates for shipped tasks (spec §2.7 step 5; Verina shipped false theorems, verina#16):
-every reference verifies in a fresh process and passes its tests, and the reference code with its
-proof removed does not verify (the task is not trivially solved by code alone)."""
+every reference verifies in a fresh process and passes its tests, the reference code with its proof
+removed does not verify (the task is not trivially solved by code alone; for a relation, a lemma
+whose proof is the code region, the empty proof), and a commit0-mini implementation agrees with the
+library on every recorded input (differential.py)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
 from proceedings.verified_codegen.candidates import Candidate, reference_candidate
 from proceedings.verified_codegen.checkers import get_checker
-from proceedings.verified_codegen.tasks import load_tasks
+from proceedings.verified_codegen.differential import agreement, recorded_tests
+from proceedings.verified_codegen.tasks import Task, load_tasks
 
 
-def without_proof(candidate: Candidate) -> Candidate:
-    """The reference's code with every annotation, lemma and proof script removed."""
+def proves_a_lemma(task: Task, backend: str) -> bool:
+    """A relation task: the spec states a Dafny lemma, and the code region is its proof."""
+    return backend == "dafny" and re.search(r"^\s*lemma\b", spec_region(task, backend), re.M) is not None
+
+
+def spec_region(task: Task, backend: str) -> str:
+    return next((p.text for p in task.spec(backend).pieces if p.region == "spec"), "")
+
+
+def without_proof(candidate: Candidate, proof_only: bool = False) -> Candidate:
+    """The reference's code with every annotation, lemma and proof script removed (`proof_only`: the code
+    region is itself a proof, and is emptied)."""
+    if proof_only:
+        return replace(candidate, code="{\n}\n", lemmas=())
     if candidate.backend == "dafny":
         code = "\n".join(line for line in candidate.code.splitlines()
                          if not line.strip().startswith(("invariant", "assert", "decreases")))
@@ -33,9 +49,22 @@ def validate_tasks(root: str | Path, report=lambda line: None) -> list[str]:
             ref = reference_candidate(task, backend)
             verdict = checker.verify(task, ref.regions(), fresh=True)
             tests = checker.run_tests(task, ref.regions())
-            bare = checker.verify(task, without_proof(ref).regions(), fresh=True)
+            bare = checker.verify(task, without_proof(ref, proves_a_lemma(task, backend)).regions(), fresh=True)
             report(f"{task.id} [{backend}]: reference {verdict.status} ({verdict.seconds:.1f} s), tests "
                    f"{'pass' if tests.passed else 'FAIL'}, without proof {bare.status}")
+            if task.source == "commit0" and backend == "coq":  # Coq prints both sides: run on every recorded test
+                recorded = checker.run_tests(replace(task, tests=tuple(recorded_tests(task))), ref.regions())
+                report(f"{task.id} [coq]: reference on all {len(recorded_tests(task))} recorded tests: "
+                       f"{'agrees' if recorded.passed else recorded.reason}")
+                if not recorded.passed:
+                    problems.append(f"{task.id} [coq]: reference disagrees with the library: {recorded.reason}")
+            elif task.source == "commit0" and not proves_a_lemma(task, backend):
+                agreed = agreement(task, checker, ref.regions())
+                report(f"{task.id} [{backend}]: reference agrees with the library on {agreed.inputs - len(agreed.mismatches)}"
+                       f" of {agreed.inputs} recorded inputs")
+                if not agreed.agrees:
+                    problems.append(f"{task.id} [{backend}]: reference disagrees with the library: "
+                                    f"{agreed.reason or f'inputs {agreed.mismatches[:5]}'}")
             if not verdict.ok:
                 problems.append(f"{task.id} [{backend}]: reference does not verify: {verdict.reason}")
             if not tests.passed:
