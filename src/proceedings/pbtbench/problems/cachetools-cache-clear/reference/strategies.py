@@ -1,0 +1,16 @@
+from hypothesis import strategies as st
+
+
+def _use_clear_refill(t):
+    """Some calls, cache_clear(), then enough new arguments to fill the 128 places and evict."""
+    before, after = t
+    return ([(False, k) for k in range(before)] + [(True, 0)]
+            + [(False, 1000 + k) for k in range(after)] + [(False, 1000)])
+
+
+_STEPS = st.tuples(st.integers(1, 60), st.integers(129, 160)).map(_use_clear_refill)
+
+STRATEGIES = {
+    "prop_lru_cache_clear_matches_functools": dict(steps=_STEPS),
+    "prop_rr_cache_clear_starts_afresh": dict(steps=_STEPS),
+}
