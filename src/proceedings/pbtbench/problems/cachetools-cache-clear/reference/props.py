@@ -2,7 +2,8 @@
 
 The decorators run at their default size, 128 results, and `cache_clear()` is called between calls;
 least-recently-used is checked against functools.lru_cache(maxsize=128), random replacement (with a
-deterministic `choice=min`) against a set of the cached arguments.
+deterministic `choice=min`) against a set of the cached arguments, least-frequently-used against use
+counts kept by the property (each eviction must remove a least-used result).
 """
 import functools
 
@@ -46,3 +47,19 @@ def prop_rr_cache_clear_starts_afresh(steps: list[tuple[bool, int]]) -> None:
                 held.remove(min(held))
             held.add(value)
         assert tuple(cached.cache_info()) == (hits, misses, DEFAULT_MAXSIZE, len(held))
+
+
+def prop_lfu_cache_clear_starts_afresh(steps: list[tuple[bool, int]]) -> None:
+    """After cache_clear(), lfu_cache() counts uses afresh: a full cache discards a result used least often."""
+    cached = cachetools.func.lfu_cache()(_identity)
+    uses: dict[int, int] = {}  # cached argument -> uses since it was stored
+    for clear, value in steps:
+        if clear:
+            cached.cache_clear()
+            uses = {}
+            continue
+        assert cached(value) == value
+        held = {key[0] for key in cached.cache}
+        discarded = [count for key, count in uses.items() if key not in held]
+        assert all(count == min(uses.values()) for count in discarded), (discarded, uses)
+        uses = {key: uses.get(key, 0) + (key == value) for key in held}
