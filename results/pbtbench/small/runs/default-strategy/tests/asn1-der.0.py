@@ -31,6 +31,18 @@ def prop_sequence_roundtrip(values: list[int]) -> None:
     assert _decoded(encoder.output()) == [values]
 
 
+def prop_context_tag_roundtrip(number: int, data: bytes) -> None:
+    """A value written under a context-specific tag number of any size reads back with that tag number."""
+    number = abs(number) % 2**14  # any integer, folded into the tag numbers 0..16383
+    encoder = asn1.Encoder()
+    encoder.start()
+    encoder.write(data, nr=number, typ=asn1.Types.Primitive, cls=asn1.Classes.Context)
+    decoder = asn1.Decoder()
+    decoder.start(encoder.output())
+    tag, value = decoder.read()
+    assert (tag.nr, tag.cls, value) == (number, asn1.Classes.Context, data)
+
+
 @settings(max_examples=200)
 @given(data=...)
 def test_octets_roundtrip(data: bytes):
@@ -41,3 +53,9 @@ def test_octets_roundtrip(data: bytes):
 @given(values=...)
 def test_sequence_roundtrip(values: list[int]):
     prop_sequence_roundtrip(values)
+
+
+@settings(max_examples=200)
+@given(number=..., data=...)
+def test_context_tag_roundtrip(number: int, data: bytes):
+    prop_context_tag_roundtrip(number, data)

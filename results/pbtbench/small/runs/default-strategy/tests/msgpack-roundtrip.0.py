@@ -39,6 +39,29 @@ def prop_timestamp_roundtrip(seconds: int, nanoseconds: int) -> None:
     assert msgpack.unpackb(msgpack.packb(value)) == value
 
 
+def prop_list_roundtrip(values: list[int]) -> None:
+    """Lists of any length round-trip (and stay lists)."""
+    values = [v for v in values if -2**63 <= v < 2**64]
+    assert msgpack.unpackb(msgpack.packb(values)) == values
+
+
+def prop_unsigned_roundtrip(value: int) -> None:
+    """Every unsigned 64-bit integer round-trips."""
+    value %= 2**64  # any integer, folded into [0, 2**64)
+    assert msgpack.unpackb(msgpack.packb(value)) == value
+
+
+def prop_bytes_roundtrip(data: bytes) -> None:
+    """Byte strings of any length round-trip as bytes."""
+    assert msgpack.unpackb(msgpack.packb(data)) == data
+
+
+def prop_timestamp_list_roundtrip(stamps: list[tuple[int, int]]) -> None:
+    """A list of timestamps round-trips, each in whichever timestamp format its values require."""
+    values = [msgpack.Timestamp(s, ns % 10**9) for s, ns in stamps if -2**63 <= s < 2**63]
+    assert msgpack.unpackb(msgpack.packb(values)) == values
+
+
 @settings(max_examples=200)
 @given(entries=...)
 def test_dict_roundtrip(entries: list[tuple[str, int]]):
@@ -67,3 +90,27 @@ def test_timestamp_roundtrip(seconds: int, nanoseconds: int):
 @given(values=...)
 def test_int_roundtrip(values: list[int]):
     prop_int_roundtrip(values)
+
+
+@settings(max_examples=200)
+@given(values=...)
+def test_list_roundtrip(values: list[int]):
+    prop_list_roundtrip(values)
+
+
+@settings(max_examples=200)
+@given(value=...)
+def test_unsigned_roundtrip(value: int):
+    prop_unsigned_roundtrip(value)
+
+
+@settings(max_examples=200)
+@given(data=...)
+def test_bytes_roundtrip(data: bytes):
+    prop_bytes_roundtrip(data)
+
+
+@settings(max_examples=200)
+@given(stamps=...)
+def test_timestamp_list_roundtrip(stamps: list[tuple[int, int]]):
+    prop_timestamp_list_roundtrip(stamps)

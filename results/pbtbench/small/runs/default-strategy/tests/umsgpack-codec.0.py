@@ -35,6 +35,29 @@ def prop_list_roundtrip(values: list[int]) -> None:
     assert umsgpack.unpackb(umsgpack.packb(values)) == values
 
 
+def prop_unsigned_roundtrip(value: int) -> None:
+    """Every unsigned 64-bit integer round-trips."""
+    value %= 2**64  # any integer, folded into [0, 2**64)
+    assert umsgpack.unpackb(umsgpack.packb(value)) == value
+
+
+def prop_text_roundtrip(text: str) -> None:
+    """Strings of any UTF-8 length round-trip."""
+    assert umsgpack.unpackb(umsgpack.packb(text)) == text
+
+
+
+def prop_short_binary_roundtrip(data: bytes) -> None:
+    """Binary strings round-trip as bytes inside an array, whatever their length."""
+    assert umsgpack.unpackb(umsgpack.packb([data])) == [data]
+
+
+def prop_long_text_roundtrip(words: list[str]) -> None:
+    """The words joined into one string round-trip, whatever its UTF-8 length."""
+    text = " ".join(words)
+    assert umsgpack.unpackb(umsgpack.packb(text)) == text
+
+
 @settings(max_examples=200)
 @given(data=...)
 def test_binary_roundtrip(data: bytes):
@@ -57,3 +80,27 @@ def test_datetime_roundtrip(moment: datetime.datetime):
 @given(values=...)
 def test_list_roundtrip(values: list[int]):
     prop_list_roundtrip(values)
+
+
+@settings(max_examples=200)
+@given(value=...)
+def test_unsigned_roundtrip(value: int):
+    prop_unsigned_roundtrip(value)
+
+
+@settings(max_examples=200)
+@given(text=...)
+def test_text_roundtrip(text: str):
+    prop_text_roundtrip(text)
+
+
+@settings(max_examples=200)
+@given(data=...)
+def test_short_binary_roundtrip(data: bytes):
+    prop_short_binary_roundtrip(data)
+
+
+@settings(max_examples=200)
+@given(words=...)
+def test_long_text_roundtrip(words: list[str]):
+    prop_long_text_roundtrip(words)

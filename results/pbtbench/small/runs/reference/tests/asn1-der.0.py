@@ -31,6 +31,18 @@ def prop_sequence_roundtrip(values: list[int]) -> None:
     assert _decoded(encoder.output()) == [values]
 
 
+def prop_context_tag_roundtrip(number: int, data: bytes) -> None:
+    """A value written under a context-specific tag number of any size reads back with that tag number."""
+    number = abs(number) % 2**14  # any integer, folded into the tag numbers 0..16383
+    encoder = asn1.Encoder()
+    encoder.start()
+    encoder.write(data, nr=number, typ=asn1.Types.Primitive, cls=asn1.Classes.Context)
+    decoder = asn1.Decoder()
+    decoder.start(encoder.output())
+    tag, value = decoder.read()
+    assert (tag.nr, tag.cls, value) == (number, asn1.Classes.Context, data)
+
+
 from hypothesis import strategies as st
 
 _one_byte = st.integers(-128, 127)  # INTEGER with one content octet: 3 octets encoded
@@ -41,6 +53,7 @@ STRATEGIES = {
     "prop_sequence_roundtrip": dict(values=st.tuples(st.lists(_one_byte, min_size=40, max_size=40),
                                                      st.lists(_two_bytes, min_size=2, max_size=2))
                                     .flatmap(lambda parts: st.permutations(parts[0] + parts[1]))),  # 128 content octets
+    "prop_context_tag_roundtrip": dict(number=st.integers(28, 34), data=st.binary(max_size=8)),
 }
 
 
@@ -54,3 +67,9 @@ def test_octets_roundtrip(data):
 @given(**STRATEGIES['prop_sequence_roundtrip'])
 def test_sequence_roundtrip(values):
     prop_sequence_roundtrip(values)
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_context_tag_roundtrip'])
+def test_context_tag_roundtrip(number, data):
+    prop_context_tag_roundtrip(number, data)

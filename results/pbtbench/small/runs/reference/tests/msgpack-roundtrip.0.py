@@ -39,6 +39,29 @@ def prop_timestamp_roundtrip(seconds: int, nanoseconds: int) -> None:
     assert msgpack.unpackb(msgpack.packb(value)) == value
 
 
+def prop_list_roundtrip(values: list[int]) -> None:
+    """Lists of any length round-trip (and stay lists)."""
+    values = [v for v in values if -2**63 <= v < 2**64]
+    assert msgpack.unpackb(msgpack.packb(values)) == values
+
+
+def prop_unsigned_roundtrip(value: int) -> None:
+    """Every unsigned 64-bit integer round-trips."""
+    value %= 2**64  # any integer, folded into [0, 2**64)
+    assert msgpack.unpackb(msgpack.packb(value)) == value
+
+
+def prop_bytes_roundtrip(data: bytes) -> None:
+    """Byte strings of any length round-trip as bytes."""
+    assert msgpack.unpackb(msgpack.packb(data)) == data
+
+
+def prop_timestamp_list_roundtrip(stamps: list[tuple[int, int]]) -> None:
+    """A list of timestamps round-trips, each in whichever timestamp format its values require."""
+    values = [msgpack.Timestamp(s, ns % 10**9) for s, ns in stamps if -2**63 <= s < 2**63]
+    assert msgpack.unpackb(msgpack.packb(values)) == values
+
+
 from hypothesis import strategies as st
 
 STRATEGIES = {
@@ -48,6 +71,10 @@ STRATEGIES = {
     "prop_text_roundtrip": dict(text=st.integers(256, 600).map(lambda n: "x" * n)),
     "prop_ext_roundtrip": dict(code=st.integers(0, 127), data=st.integers(256, 600).map(lambda n: bytes(n))),
     "prop_timestamp_roundtrip": dict(seconds=st.integers(2**34, 2**35 - 1), nanoseconds=st.integers(0, 10**9 - 1)),
+    "prop_list_roundtrip": dict(values=st.integers(14, 18).flatmap(lambda n: st.lists(st.integers(0, 9), min_size=n, max_size=n))),
+    "prop_unsigned_roundtrip": dict(value=st.sampled_from([2**32 - 1, 2**32, 2**32 + 1, 2**16, 2**64 - 1])),
+    "prop_bytes_roundtrip": dict(data=st.integers(256, 600).map(lambda n: bytes(n))),
+    "prop_timestamp_list_roundtrip": dict(stamps=st.lists(st.tuples(st.integers(2**32, 2**33 - 1), st.just(0)), min_size=1, max_size=3)),
 }
 
 
@@ -79,3 +106,27 @@ def test_timestamp_roundtrip(seconds, nanoseconds):
 @given(**STRATEGIES['prop_int_roundtrip'])
 def test_int_roundtrip(values):
     prop_int_roundtrip(values)
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_list_roundtrip'])
+def test_list_roundtrip(values):
+    prop_list_roundtrip(values)
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_unsigned_roundtrip'])
+def test_unsigned_roundtrip(value):
+    prop_unsigned_roundtrip(value)
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_bytes_roundtrip'])
+def test_bytes_roundtrip(data):
+    prop_bytes_roundtrip(data)
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_timestamp_list_roundtrip'])
+def test_timestamp_list_roundtrip(stamps):
+    prop_timestamp_list_roundtrip(stamps)

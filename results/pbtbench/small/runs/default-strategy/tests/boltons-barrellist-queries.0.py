@@ -1,0 +1,46 @@
+"""Property-based tests for boltons 26.2.0 (boltons-barrellist-queries)."""
+from hypothesis import given, settings
+
+
+"""Reference properties (hidden): one per bug."""
+from boltons.listutils import BarrelList
+
+
+def _built(values: list[int], insert_at: int) -> tuple[BarrelList, list[int]]:
+    """A BarrelList and a list built by the same operations: construction, then one insert (which may split)."""
+    insert_at = max(-len(values) - 1, min(insert_at, len(values)))
+    barrel, model = BarrelList(values), list(values)
+    barrel.insert(insert_at, -1)
+    model.insert(insert_at, -1)
+    return barrel, model
+
+
+def prop_index_matches_list(values: list[int], insert_at: int, probes: list[int]) -> None:
+    """bl.index(x) is the position of the first x in the whole list, or ValueError as for a list."""
+    barrel, model = _built(values, insert_at)
+    for x in probes:
+        try:
+            found = barrel.index(x)
+        except ValueError:
+            found = None
+        assert found == (model.index(x) if x in model else None), x
+
+
+def prop_reverse_in_place(values: list[int], insert_at: int) -> None:
+    """bl.reverse() leaves the elements in the opposite order."""
+    barrel, model = _built(values, insert_at)
+    barrel.reverse()
+    model.reverse()
+    assert list(barrel) == model
+
+
+@settings(max_examples=200)
+@given(values=..., insert_at=..., probes=...)
+def test_index_matches_list(values: list[int], insert_at: int, probes: list[int]):
+    prop_index_matches_list(values, insert_at, probes)
+
+
+@settings(max_examples=200)
+@given(values=..., insert_at=...)
+def test_reverse_in_place(values: list[int], insert_at: int):
+    prop_reverse_in_place(values, insert_at)
