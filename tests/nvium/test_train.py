@@ -10,7 +10,7 @@ import torch
 from proceedings.core.errors import ProceedingsError
 from proceedings.nvium.data import prepare_corpus
 from proceedings.nvium.model import NviumConfig, NviumForCausalLM
-from proceedings.nvium.training import STATE_FILE, TrainConfig, exit_ce_weight_at, train
+from proceedings.nvium.training import STATE_FILE, TrainConfig, depth_penalty_at, exit_ce_weight_at, train
 from tests.nvium.conftest import small_model
 
 TEXT = "\n".join(f"ROMEO {i}: what light through yonder window breaks? It is the east." for i in range(300))
@@ -84,6 +84,12 @@ def test_the_auxiliary_exit_cross_entropy_applies_only_early():
     assert exit_ce_weight_at(0, quick()) == 0.0  # off by default
 
 
+def test_lambda_warms_up_from_zero():
+    cfg = quick(steps=100, depth_penalty=0.04, depth_penalty_warmup=0.5)
+    assert [depth_penalty_at(s, cfg) for s in (0, 25, 50, 99)] == [0.0, 0.02, 0.04, 0.04]
+    assert depth_penalty_at(0, quick(depth_penalty=0.04)) == 0.04  # no warm-up by default
+
+
 def test_the_auxiliary_exit_cross_entropy_feeds_a_starved_deep_exit(tmp_path, corpus):
     """Spec §2.2's remedy: with the router stopping almost every token at exit 1 (pi_1 ~ 0.98), the mixture
     hardly trains the last exit; the per-exit cross-entropy does (12 steps: its excess NLL over exit 1
@@ -109,10 +115,12 @@ def test_router_only_training_leaves_the_trunk_untouched(tmp_path, corpus):
     assert not torch.equal(model.gates[0].bias, before.gates[0].bias)
 
 
-@pytest.mark.parametrize("weight, fraction", [(-0.1, 0.1), (0.1, 1.5)])
-def test_a_bad_auxiliary_exit_cross_entropy_is_refused(weight, fraction):
-    with pytest.raises(ProceedingsError, match="auxiliary exit cross-entropy"):
-        quick(exit_ce_weight=weight, exit_ce_fraction=fraction)
+@pytest.mark.parametrize("bad, message", [({"exit_ce_weight": -0.1}, "auxiliary exit cross-entropy"),
+                                          ({"exit_ce_fraction": 1.5}, "auxiliary exit cross-entropy"),
+                                          ({"depth_penalty_warmup": -0.2}, "lambda warm-up")])
+def test_bad_remedy_settings_are_refused(bad, message):
+    with pytest.raises(ProceedingsError, match=message):
+        quick(**bad)
 
 
 def test_negative_lambda_is_refused():
