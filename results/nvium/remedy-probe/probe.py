@@ -12,15 +12,16 @@ from proceedings.nvium.model import NviumForCausalLM
 from proceedings.nvium.speed import benchmark_models
 from proceedings.nvium.training import train
 
-root = Path("/tmp/nvium-aux")
+SEED = int(__import__("os").environ.get("SEED", "0"))
+root = Path("/tmp/nvium-aux") / (f"seed{SEED}" if SEED else "")
 variants = {"warmup30": dict(depth_penalty_warmup=0.3),
             "aux-spec": dict(exit_ce_weight=0.1, exit_ce_fraction=0.1),
             "lambda0.01": dict(depth_penalty=0.01),
             "warmup30+aux-spec": dict(depth_penalty_warmup=0.3, exit_ce_weight=0.1, exit_ce_fraction=0.1)}
 chosen = sys.argv[1:] or list(variants)
-cfg = experiment_config("small", 0)
+cfg = experiment_config("small", SEED)
 corpus = resolve_corpus(cfg.corpus, cfg.model.tokenizer)
-seed_everything(0)
+seed_everything(SEED)
 init = NviumForCausalLM(cfg.model)
 models = {"baseline": NviumForCausalLM.from_pretrained(root / "ref/baseline"),
           "nvium-plain": NviumForCausalLM.from_pretrained(root / "ref/nvium-lambda0.03")}
@@ -38,7 +39,7 @@ plain_first = json.loads((root / "ref/nvium-lambda0.03/log.jsonl").read_text().s
 print("plain first-step loss", plain_first)
 evals = {n: evaluate(m, corpus, cfg.train.seq_len, cfg.eval_tokens) for n, m in models.items()}
 speed = benchmark_models(models, corpus.prompts(cfg.prompts, cfg.prompt_len), cfg.new_tokens,
-                         max_pending=cfg.max_pending, seed=0)
+                         max_pending=cfg.max_pending, seed=SEED)
 out = {}
 for n in models:
     e, s = evals[n], speed.models[n]

@@ -65,10 +65,8 @@ CONFIGS = {
     # (round 4); a probe at d 32 measured the 2-layer gap 0.57 -> 0.28 bpb over 150-1,050 steps (README).
     "small": ExperimentConfig(
         model=NviumConfig(n_layer=8, d_model=32, n_head=2, d_ff=96, exits=(2, 4, 6, 8), max_seq_len=256),
-        # lambda warms up from 0 over the first 30 % (spec §2.2's remedy; README "Round 8b": on seed 0 it kept
-        # the deep exits learning, +0.121 -> +0.047 bpb at 2.19x -> 1.40x; lambda 0.01 without it: +0.130).
         train=TrainConfig(steps=1500, batch_size=8, seq_len=256, lr=6e-3, min_lr=6e-4, warmup_steps=30,
-                          checkpoint_every=250, depth_penalty_warmup=0.3),
+                          checkpoint_every=250),
         lambdas=(0.03,), eval_tokens=None, prompts=16, prompt_len=32, new_tokens=224,
     ),
     # The paper's largest model: ~1.5B parameters, Quadrivium exits, bf16 on GPUs with Accelerate.
