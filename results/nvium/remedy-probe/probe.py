@@ -17,6 +17,7 @@ root = Path("/tmp/nvium-aux") / (f"seed{SEED}" if SEED else "")
 variants = {"warmup30": dict(depth_penalty_warmup=0.3),
             "aux-spec": dict(exit_ce_weight=0.1, exit_ce_fraction=0.1),
             "lambda0.01": dict(depth_penalty=0.01),
+            "aux0.5-always": dict(exit_ce_weight=0.5, exit_ce_fraction=1.0),
             "warmup30+aux-spec": dict(depth_penalty_warmup=0.3, exit_ce_weight=0.1, exit_ce_fraction=0.1)}
 chosen = sys.argv[1:] or list(variants)
 cfg = experiment_config("small", SEED)
