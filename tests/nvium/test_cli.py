@@ -48,7 +48,7 @@ def checkpoint(tmp_path_factory):
 
 
 def test_prepare_train_eval_sample_bench(tmp_path, data, invoke):
-    for name, extra in (("nv", []), ("base", ["--baseline"])):
+    for name, extra in (("nv", ["--lambda-warmup", "0.5", "--exit-ce-weight", "0.1"]), ("base", ["--baseline"])):
         result = invoke("train", "--out", tmp_path / name, "--data", data, "--preset", "tiny", "--steps", 4, *extra)
         assert result.exit_code == 0, result.output
         assert (tmp_path / name / "model.safetensors").is_file()
@@ -66,6 +66,8 @@ def test_prepare_train_eval_sample_bench(tmp_path, data, invoke):
     (["train", "--out", "X", "--exits", "3,2,4"], "not strictly increasing"),
     (["train", "--out", "X", "--exits", "1,2,3", "--preset", "tiny"], "must end at the last layer"),
     (["train", "--out", "X", "--lambda", "-0.1"], "lambda must be >= 0"),
+    (["train", "--out", "X", "--lambda-warmup", "2"], "lambda warm-up is a fraction"),
+    (["train", "--out", "X", "--exit-ce-weight", "-1"], "auxiliary exit cross-entropy needs weight >= 0"),
     (["train", "--out", "X", "--preset", "huge"], "unknown preset"),
     (["sample", "--model", "CKPT", "--temperature", "0"], "temperature must be > 0"),
 ])

@@ -10,7 +10,7 @@ import torch
 from proceedings.core.errors import ProceedingsError
 from proceedings.nvium.data import prepare_corpus
 from proceedings.nvium.model import NviumConfig, NviumForCausalLM
-from proceedings.nvium.training import STATE_FILE, TrainConfig, train
+from proceedings.nvium.training import STATE_FILE, TrainConfig, depth_penalty_at, exit_ce_weight_at, train
 from tests.nvium.conftest import small_model
 
 TEXT = "\n".join(f"ROMEO {i}: what light through yonder window breaks? It is the east." for i in range(300))
@@ -78,6 +78,34 @@ def test_training_lowers_the_mixture_loss(tmp_path, corpus):
     assert last < first - 1.0
 
 
+def test_the_auxiliary_exit_cross_entropy_applies_only_early():
+    cfg = quick(steps=100, exit_ce_weight=0.1, exit_ce_fraction=0.1)
+    assert [exit_ce_weight_at(s, cfg) for s in (0, 9, 10, 99)] == [0.1, 0.1, 0.0, 0.0]
+    assert exit_ce_weight_at(0, quick()) == 0.0  # off by default
+
+
+def test_lambda_warms_up_from_zero():
+    cfg = quick(steps=100, depth_penalty=0.04, depth_penalty_warmup=0.5)
+    assert [depth_penalty_at(s, cfg) for s in (0, 25, 50, 99)] == [0.0, 0.02, 0.04, 0.04]
+    assert depth_penalty_at(0, quick(depth_penalty=0.04)) == 0.04  # no warm-up by default
+
+
+def test_the_auxiliary_exit_cross_entropy_feeds_a_starved_deep_exit(tmp_path, corpus):
+    """Spec §2.2's remedy: with the router stopping almost every token at exit 1 (pi_1 ~ 0.98), the mixture
+    hardly trains the last exit; the per-exit cross-entropy does (12 steps: its excess NLL over exit 1
+    0.17 -> 0.05 nats)."""
+    def last_exit_excess(exit_ce_weight: float) -> float:
+        model = small_model(gate_bias=4.0)
+        cfg = quick(steps=12, lr=1e-2, checkpoint_every=100, exit_ce_weight=exit_ce_weight, exit_ce_fraction=1.0)
+        train(model, corpus, cfg, tmp_path / f"aux{exit_ce_weight}", progress=False)
+        x, y = corpus.batch(99, 4, 32, seed=1)
+        with torch.no_grad():
+            exit_nll = model(x, y).loss.exit_nll
+        return (exit_nll[-1] - exit_nll[0]).item()
+
+    assert last_exit_excess(0.5) < last_exit_excess(0.0) / 2
+
+
 def test_router_only_training_leaves_the_trunk_untouched(tmp_path, corpus):
     model = small_model(gate_bias=-3.0)
     before = copy.deepcopy(model)
@@ -85,6 +113,14 @@ def test_router_only_training_leaves_the_trunk_untouched(tmp_path, corpus):
     assert torch.equal(model.layers[0].attn.qkv.weight, before.layers[0].attn.qkv.weight)
     assert torch.equal(model.embed.weight, before.embed.weight)
     assert not torch.equal(model.gates[0].bias, before.gates[0].bias)
+
+
+@pytest.mark.parametrize("bad, message", [({"exit_ce_weight": -0.1}, "auxiliary exit cross-entropy"),
+                                          ({"exit_ce_fraction": 1.5}, "auxiliary exit cross-entropy"),
+                                          ({"depth_penalty_warmup": -0.2}, "lambda warm-up")])
+def test_bad_remedy_settings_are_refused(bad, message):
+    with pytest.raises(ProceedingsError, match=message):
+        quick(**bad)
 
 
 def test_negative_lambda_is_refused():

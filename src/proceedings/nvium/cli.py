@@ -79,6 +79,9 @@ def train(
     data: str = typer.Option("shakespeare", help=DATA_HELP),
     preset: str = typer.Option("small", help=f"Model and schedule preset: {', '.join(PRESETS)}."),
     depth_penalty: Optional[float] = typer.Option(None, "--lambda", help="Depth penalty λ (default: the preset's)."),
+    lambda_warmup: Optional[float] = typer.Option(None, help="λ rises from 0 over this fraction of the steps (spec §2.2)."),
+    exit_ce_weight: Optional[float] = typer.Option(None, help="Weight of the auxiliary per-exit cross-entropy over the "
+                                                              "first 10 %% of the steps (spec §2.2: 0.1)."),
     baseline: bool = typer.Option(False, help="Train the matched standard transformer (single exit) instead."),
     exits: Optional[str] = typer.Option(None, help="Exit layer counts, e.g. 2,4,6,8 (default: the preset's)."),
     steps: Optional[int] = typer.Option(None, help="Training steps (default: the preset's)."),
@@ -104,6 +107,10 @@ def train(
         overrides["depth_penalty"] = depth_penalty
     if steps is not None:
         overrides["steps"] = steps
+    if lambda_warmup is not None:
+        overrides["depth_penalty_warmup"] = lambda_warmup
+    if exit_ce_weight is not None:
+        overrides["exit_ce_weight"] = exit_ce_weight
     if retrofit:
         overrides["trainable"] = "router"
     train_cfg = replace(cfg.train, **overrides)

@@ -9,7 +9,7 @@ import torch
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.nvium.data import Corpus
-from proceedings.nvium.mixture import exit_log_likelihoods, expected_depth
+from proceedings.nvium.mixture import exit_log_likelihoods, expected_depth, mix_exit_likelihoods
 from proceedings.nvium.model import NviumForCausalLM
 
 
@@ -41,7 +41,7 @@ def evaluate(model: NviumForCausalLM, corpus: Corpus, seq_len: int, max_tokens: 
         y = torch.cat([w[1] for w in windows[i:i + batch_size]]).to(device)
         out = model(x)
         per_exit = exit_log_likelihoods(out.exit_logits, y)  # (B, T, N)
-        log_p = (out.log_weights + per_exit).logsumexp(-1)
+        log_p = mix_exit_likelihoods(out.log_weights, per_exit)
         total_nll -= log_p.sum().item()
         batch_exit_nll = -per_exit.sum((0, 1))
         batch_mass = out.log_weights.exp().sum((0, 1))

@@ -38,7 +38,12 @@ def exit_log_likelihoods(exit_logits: list[torch.Tensor], targets: torch.Tensor)
 def mixture_log_likelihood(exit_logits: list[torch.Tensor], log_weights: torch.Tensor,
                            targets: torch.Tensor) -> torch.Tensor:
     """log p(y) = logsumexp_e(log pi_e + log p_e(y)), shape (batch, seq)."""
-    return (log_weights.float() + exit_log_likelihoods(exit_logits, targets)).logsumexp(-1)
+    return mix_exit_likelihoods(log_weights, exit_log_likelihoods(exit_logits, targets))
+
+
+def mix_exit_likelihoods(log_weights: torch.Tensor, exit_log_likelihood: torch.Tensor) -> torch.Tensor:
+    """log p(y) from the exits' own log p_e(y), both (batch, seq, N) -> (batch, seq)."""
+    return (log_weights.float() + exit_log_likelihood).logsumexp(-1)
 
 
 def mixture_log_probs(exit_logits: list[torch.Tensor], log_weights: torch.Tensor) -> torch.Tensor:
@@ -58,11 +63,15 @@ class MixtureLoss:
     total: torch.Tensor  # what is minimised: nll + lambda * depth
     nll: torch.Tensor  # mean negative log-likelihood of the mixture, nats per token
     depth: torch.Tensor  # mean expected depth fraction
+    exit_nll: torch.Tensor  # (N,) every exit's own mean negative log-likelihood (the auxiliary CE, spec §2.2)
 
 
 def mixture_loss(exit_logits: list[torch.Tensor], log_weights: torch.Tensor, targets: torch.Tensor,
                  depth_fractions: list[float], depth_penalty: float) -> MixtureLoss:
-    """-mean log p(y) + lambda * mean_t sum_e pi_e l_e / L (spec §2.2; lambda = depth_penalty)."""
-    nll = -mixture_log_likelihood(exit_logits, log_weights, targets).mean()
+    """-mean log p(y) + lambda * mean_t sum_e pi_e l_e / L (spec §2.2; lambda = depth_penalty), and each
+    exit's own -mean log p_e(y) for the auxiliary cross-entropy the training loop may add."""
+    per_exit = exit_log_likelihoods(exit_logits, targets)
+    nll = -mix_exit_likelihoods(log_weights, per_exit).mean()
     depth = expected_depth(log_weights, depth_fractions).mean()
-    return MixtureLoss(total=nll + depth_penalty * depth, nll=nll, depth=depth)
+    exit_nll = -per_exit.flatten(0, -2).mean(0)
+    return MixtureLoss(total=nll + depth_penalty * depth, nll=nll, depth=depth, exit_nll=exit_nll)

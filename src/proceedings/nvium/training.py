@@ -1,6 +1,13 @@
 """Training: mixture log-likelihood plus the depth penalty, in a plain loop you can read (spec §2.2).
 
     loss = -mean_t log sum_e pi_e p_e(y_t)  +  lambda * mean_t sum_e pi_e l_e / L
+           [+ w * sum_e -mean_t log p_e(y_t)  during the first `exit_ce_fraction` of the steps]
+
+Two remedies for deep exits that starve because the router settles on the shallow ones early (spec
+§2.2), both off by default: the bracketed term, the spec's auxiliary per-exit cross-entropy (w =
+`exit_ce_weight`, spec: 0.1 over the first 10 %), by which every exit's head and the layers below it
+learn to predict whatever the router does with them; and a lambda warm-up, lambda rising linearly from
+0 over the first `depth_penalty_warmup` of the steps.
 
 Training runs every layer at every position (teacher forcing: no deferral). The matched baseline is
 the same loop on a single-exit model (baselines.py): same batches, optimiser, schedule and seed.
@@ -46,6 +53,9 @@ class TrainConfig:
     weight_decay: float = 0.1
     grad_clip: float = 1.0
     depth_penalty: float = 0.03  # lambda (spec §2.2); 0 = the pure mixture likelihood
+    depth_penalty_warmup: float = 0.0  # lambda rises linearly from 0 over this fraction of the steps (0 = none)
+    exit_ce_weight: float = 0.0  # w of the auxiliary per-exit cross-entropy (spec §2.2 suggests 0.1); 0 = off
+    exit_ce_fraction: float = 0.1  # ... applied during this fraction of the steps (spec §2.2: the first 10 %)
     trainable: str = "all"  # "all", or "router": only gates and exit norms (retrofit, spec §2.4)
     checkpoint_every: int = 200
     seed: int = 0
@@ -55,6 +65,11 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.depth_penalty < 0:
             raise ProceedingsError(f"depth penalty lambda must be >= 0 (got {self.depth_penalty}); 0 is the pure mixture")
+        if not 0 <= self.depth_penalty_warmup <= 1:
+            raise ProceedingsError(f"the lambda warm-up is a fraction of the steps in [0, 1], got {self.depth_penalty_warmup}")
+        if self.exit_ce_weight < 0 or not 0 <= self.exit_ce_fraction <= 1:
+            raise ProceedingsError(f"the auxiliary exit cross-entropy needs weight >= 0 and a fraction of the steps in "
+                                   f"[0, 1] (got {self.exit_ce_weight}, {self.exit_ce_fraction})")
         if self.steps < 1 or self.batch_size < 1 or self.seq_len < 1:
             raise ProceedingsError("steps, batch size and sequence length must all be >= 1")
         if self.trainable not in ("all", "router"):
@@ -86,6 +101,17 @@ def lr_at(step: int, cfg: TrainConfig) -> float:
         return cfg.lr * (step + 1) / cfg.warmup_steps
     progress = (step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps)
     return cfg.min_lr + 0.5 * (1 + math.cos(math.pi * min(1.0, progress))) * (cfg.lr - cfg.min_lr)
+
+
+def depth_penalty_at(step: int, cfg: TrainConfig) -> float:
+    """lambda at `step`: rising linearly from 0 during the warm-up, then the configured value."""
+    warmup = cfg.depth_penalty_warmup * cfg.steps
+    return cfg.depth_penalty * min(1.0, step / warmup) if warmup else cfg.depth_penalty
+
+
+def exit_ce_weight_at(step: int, cfg: TrainConfig) -> float:
+    """The auxiliary per-exit cross-entropy's weight at `step`: w early in training, then 0 (spec §2.2)."""
+    return cfg.exit_ce_weight if step < cfg.exit_ce_fraction * cfg.steps else 0.0
 
 
 def trainable_parameters(model: NviumForCausalLM, which: str) -> list[torch.nn.Parameter]:
@@ -196,8 +222,9 @@ def _train_step(model, optimizer, corpus: Corpus, cfg: TrainConfig, step: int, a
         group["lr"] = lr
     x, y = corpus.batch(step, cfg.batch_size, cfg.seq_len, cfg.seed, rank=accelerator.process_index)
     x, y = x.to(accelerator.device), y.to(accelerator.device)
-    loss = model(x, y, depth_penalty=cfg.depth_penalty).loss
-    accelerator.backward(loss.total)
+    loss = model(x, y, depth_penalty=depth_penalty_at(step, cfg)).loss
+    exit_ce_weight = exit_ce_weight_at(step, cfg)
+    accelerator.backward(loss.total + exit_ce_weight * loss.exit_nll.sum() if exit_ce_weight else loss.total)
     if cfg.grad_clip > 0:
         accelerator.clip_grad_norm_([p for g in optimizer.param_groups for p in g["params"]], cfg.grad_clip)
     optimizer.step()
