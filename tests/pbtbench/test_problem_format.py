@@ -67,6 +67,16 @@ def test_missing_patch_file_and_unannotated_property_are_refused(tmp_path):
         load_problem(root)
 
 
+def test_a_strategies_name_that_shadows_a_props_name_is_refused(tmp_path):
+    """The reference test file puts props.py and strategies.py in one module: semver-precedence's `_word`
+    strategy once shadowed its `_word` helper, and its reference property failed on the clean library."""
+    root = _copy(tmp_path, "semver-precedence")
+    strategies = root / "reference" / "strategies.py"
+    strategies.write_text(strategies.read_text() + "\n_as_word = None\n")
+    with pytest.raises(ProblemFormatError, match="defines _as_word, also defined in props.py"):
+        load_problem(root)
+
+
 def test_a_property_that_returns_early_is_refused_so_guards_count_in_the_reach_rate(tmp_path):
     root = _copy(tmp_path)
     props = root / "reference" / "props.py"

@@ -152,6 +152,7 @@ def load_problem(root: Path | str) -> Problem:
         raise ProblemFormatError(f"{toml_path}: field 'id' is '{pid}' but the folder is '{root.name}'")
     params = _property_parameters(root / "reference" / "props.py")
     _check_strategies_file(root / "reference" / "strategies.py")
+    _check_one_namespace(root / "reference" / "props.py", root / "reference" / "strategies.py")
     bugs = tuple(_read_bug(toml_path, root, i, entry, params) for i, entry in enumerate(read.items("bugs")))
     ids = [b.id for b in bugs]
     if len(set(ids)) != len(ids):
@@ -242,6 +243,28 @@ def _check_strategies_file(path: Path) -> None:
     if not any(isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "STRATEGIES" for t in n.targets)
                for n in tree.body):
         raise ProblemFormatError(f"{path}: field 'STRATEGIES' is not assigned at top level")
+
+
+def _check_one_namespace(props: Path, strategies: Path) -> None:
+    """The reference test file is props.py and strategies.py in one module: a name both define would let the
+    second shadow the first (semver-precedence's `_word` helper, shadowed by its `_word` strategy, made its
+    reference property fail on the clean library)."""
+    shared = sorted(_defined_names(props) & _defined_names(strategies))
+    if shared:
+        raise ProblemFormatError(f"{strategies}: defines {', '.join(shared)}, also defined in {props.name} "
+                                 f"(both become one module in the reference test file)")
+
+
+def _defined_names(path: Path) -> set[str]:
+    """Top-level functions, classes and assignment targets of a module (imports may repeat harmlessly)."""
+    names = set()
+    for node in ast.parse(path.read_text(), filename=str(path)).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return names
 
 
 class _FieldReader:
