@@ -36,14 +36,14 @@ def prop_longer_prerelease_is_higher(a: list[str], extra: list[str]) -> None:
     assert shorter < longer and longer > shorter
 
 
-def _word(text: str) -> str:
+def _as_word(text: str) -> str:
     """The letters and hyphens of `text` (an identifier that does not end in a digit), or "b" when none is left."""
     return "".join(c for c in text if c.isascii() and (c.isalpha() or c == "-")) or "b"
 
 
 def prop_bump_build_increments_last_number(prefix: list[str], number: int) -> None:
     """bump_build increments the last number and keeps the rest."""
-    prefix, number = [_word(t) for t in prefix], abs(number)  # any strings and integers, folded into a valid build
+    prefix, number = [_as_word(t) for t in prefix], abs(number)  # any strings and integers, folded into a valid build
     build = ".".join(prefix + [str(number)])
     bumped = Version(1, 2, 3, build=build).bump_build()
     assert bumped.build == ".".join(prefix + [str(number + 1)])
