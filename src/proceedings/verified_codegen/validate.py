@@ -46,19 +46,20 @@ def validate_tasks(root: str | Path, report=lambda line: None) -> list[str]:
             if not checker.available:
                 problems.append(f"{task.id} [{backend}]: unavailable — {checker.missing()}")
                 continue
-            ref = reference_candidate(task, backend)
+            ref, relation = reference_candidate(task, backend), proves_a_lemma(task, backend)
             verdict = checker.verify(task, ref.regions(), fresh=True)
             tests = checker.run_tests(task, ref.regions())
-            bare = checker.verify(task, without_proof(ref, proves_a_lemma(task, backend)).regions(), fresh=True)
+            bare = checker.verify(task, without_proof(ref, relation).regions(), fresh=True)
             report(f"{task.id} [{backend}]: reference {verdict.status} ({verdict.seconds:.1f} s), tests "
                    f"{'pass' if tests.passed else 'FAIL'}, without proof {bare.status}")
             if task.source == "commit0" and backend == "coq":  # Coq prints both sides: run on every recorded test
-                recorded = checker.run_tests(replace(task, tests=tuple(recorded_tests(task))), ref.regions())
-                report(f"{task.id} [coq]: reference on all {len(recorded_tests(task))} recorded tests: "
+                every_test = tuple(recorded_tests(task))
+                recorded = checker.run_tests(replace(task, tests=every_test), ref.regions())
+                report(f"{task.id} [coq]: reference on all {len(every_test)} recorded tests: "
                        f"{'agrees' if recorded.passed else recorded.reason}")
                 if not recorded.passed:
                     problems.append(f"{task.id} [coq]: reference disagrees with the library: {recorded.reason}")
-            elif task.source == "commit0" and not proves_a_lemma(task, backend):
+            elif task.source == "commit0" and not relation:
                 agreed = agreement(task, checker, ref.regions())
                 report(f"{task.id} [{backend}]: reference agrees with the library on {agreed.inputs - len(agreed.mismatches)}"
                        f" of {agreed.inputs} recorded inputs")
