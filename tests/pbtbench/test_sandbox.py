@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 from proceedings.core.errors import ProceedingsError
 from proceedings.pbtbench.problem import Benchmark
 from proceedings.pbtbench.pytest_run import pytest_command, run_pytest
-from proceedings.pbtbench.sandbox import Limits, Sandbox, available_level, target_for
+from proceedings.pbtbench.sandbox import Limits, Sandbox, available_level, remove_orphaned_run_dirs, target_for
 
 ISOLATED = available_level() in ("namespaces", "user-namespaces")
 needs_isolation = pytest.mark.skipif(not ISOLATED, reason="no namespaces on this machine")
@@ -120,7 +121,10 @@ def test_killing_the_harness_kills_its_workers_and_their_sandboxed_runs(tmp_path
     tag = f"pbtbench-orphan-{uuid.uuid4().hex}"
     script = tmp_path / "harness.py"
     script.write_text(HARNESS.replace("TAG", tag))
-    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              env={**os.environ, "TMPDIR": str(temp)})
     try:
         deadline = time.monotonic() + 90
         while len(_holding(f"{tag}-grandchild")) < 2:  # both workers' runs started their own child
@@ -134,6 +138,12 @@ def test_killing_the_harness_kills_its_workers_and_their_sandboxed_runs(tmp_path
             time.sleep(0.2)
         survivors = _holding(tag)
         assert not survivors, f"{len(survivors)} processes outlived the killed harness"
+        assert len(list(temp.glob("pbtbench-run-*"))) == 2  # a killed harness runs no cleanup
+        removed, deadline = 0, time.monotonic() + 15
+        while removed < 2 and time.monotonic() < deadline:  # the next one removes them once the workers are gone
+            removed += remove_orphaned_run_dirs(temp)
+            time.sleep(0.1)
+        assert removed == 2 and not list(temp.iterdir())
     finally:
         if parent.poll() is None:
             parent.kill()
@@ -142,6 +152,24 @@ def test_killing_the_harness_kills_its_workers_and_their_sandboxed_runs(tmp_path
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_only_run_folders_of_processes_that_are_gone_are_removed(tmp_path):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    orphan, live = tmp_path / f"pbtbench-run-{gone.pid}-abc_12", tmp_path / f"pbtbench-run-{os.getpid()}-abc_12"
+    unowned, other = tmp_path / "pbtbench-run-abc_12", tmp_path / f"other-run-{gone.pid}-abc_12"
+    for folder in (orphan, live, unowned, other):
+        (folder / "work").mkdir(parents=True)
+    assert remove_orphaned_run_dirs(tmp_path) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in (live, unowned, other))
+
+
+def test_a_finished_run_leaves_no_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    sandbox = Sandbox(unsafe=True, level="process-group")
+    assert sandbox.run(["-c", "print('ok')"], {}).returncode == 0
+    assert sandbox.last_run_dir.name.startswith(f"pbtbench-run-{os.getpid()}-") and not list(tmp_path.iterdir())
 
 
 @pytest.mark.slow

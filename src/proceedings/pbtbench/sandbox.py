@@ -20,6 +20,7 @@ import ctypes
 import functools
 import logging
 import os
+import re
 import resource
 import shutil
 import signal
@@ -114,7 +115,7 @@ def available_level() -> str:
 
 
 def _probe(level: str) -> bool:
-    run_dir = Path(tempfile.mkdtemp(prefix="pbtbench-probe-"))
+    run_dir = new_run_dir("probe")
     try:
         (run_dir / "root").mkdir()
         (run_dir / "work" / "tests").mkdir(parents=True)
@@ -147,6 +148,7 @@ class Sandbox:
                                    "only for files you trust")
         if level == "process-group":
             log.warning("sandbox level process-group: tests run without file isolation (unsafe)")
+        _remove_orphans_once()
         self.limits, self.level, self.keep = limits, level, keep
         self.last_run_dir: Path | None = None
 
@@ -158,7 +160,7 @@ class Sandbox:
         """
         target = target or bare_target()
         trees = [t for t in (target.overlay, target.runtime) if t is not None]
-        run_dir = Path(tempfile.mkdtemp(prefix="pbtbench-run-"))
+        run_dir = new_run_dir("run")
         self.last_run_dir = run_dir
         try:
             for tree in trees:
@@ -279,6 +281,47 @@ def _kill_group(proc: subprocess.Popen, timed_out: bool) -> None:
         except subprocess.TimeoutExpired:
             pass
     proc.wait()
+
+
+def new_run_dir(kind: str) -> Path:
+    """A fresh run folder in the temporary directory, named after the process that owns it
+    (`pbtbench-<kind>-<pid>-<random>`), so that a later harness can tell when it is orphaned."""
+    return Path(tempfile.mkdtemp(prefix=f"pbtbench-{kind}-{os.getpid()}-"))
+
+
+def remove_orphaned_run_dirs(root: Path | None = None) -> int:
+    """Delete the run folders under `root` (the temporary directory) whose owning process is gone;
+    return how many. A harness killed by a signal it does not handle (SIGKILL, or the SIGTERM of
+    `timeout`) runs no `finally`, and its workers die by the parent-death signal mid-run, so their
+    folders stay behind; the next harness removes them. Folders of live processes are left alone."""
+    removed = 0
+    for path in Path(root or tempfile.gettempdir()).glob("pbtbench-*"):
+        owner = _RUN_DIR_NAME.fullmatch(path.name)
+        if owner and path.is_dir() and not _process_exists(int(owner.group(1))):
+            shutil.rmtree(path, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+_RUN_DIR_NAME = re.compile(r"pbtbench-(?:run|probe)-(\d+)-\w+")
+
+
+@functools.lru_cache(maxsize=None)
+def _remove_orphans_once() -> None:
+    count = remove_orphaned_run_dirs()
+    if count:
+        log.info("removed %d run folders left by killed harnesses", count)
+
+
+def _process_exists(pid: int) -> bool:
+    """Whether `pid` is a running process; a zombie (a killed worker nobody has reaped yet) is not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
 
 
 def _remove_run_dir(run_dir: Path) -> None:

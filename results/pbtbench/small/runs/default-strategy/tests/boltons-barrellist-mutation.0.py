@@ -26,6 +26,17 @@ def prop_pop_everything(values: list[int], pops: int) -> None:
         assert barrel.pop() == model.pop()
 
 
+def prop_pop_at_positions(values: list[int], positions: list[int]) -> None:
+    """pop(i) removes and returns the element a list's pop(i) would, on a split list too."""
+    barrel, model = BarrelList(values), list(values)
+    barrel.insert(0, -1)
+    model.insert(0, -1)
+    for i in positions[:len(model)]:  # each pop leaves at least one element for the next
+        i = i % len(model)
+        assert barrel.pop(i) == model.pop(i)
+    assert list(barrel) == model
+
+
 @settings(max_examples=200)
 @given(values=..., extra=...)
 def test_insert_at_end(values: list[int], extra: list[int]):
@@ -36,3 +47,9 @@ def test_insert_at_end(values: list[int], extra: list[int]):
 @given(values=..., pops=...)
 def test_pop_everything(values: list[int], pops: int):
     prop_pop_everything(values, pops)
+
+
+@settings(max_examples=200)
+@given(values=..., positions=...)
+def test_pop_at_positions(values: list[int], positions: list[int]):
+    prop_pop_at_positions(values, positions)

@@ -34,6 +34,25 @@ def prop_reverse_in_place(values: list[int], insert_at: int) -> None:
     assert list(barrel) == model
 
 
+def prop_contains_matches_list(values: list[int], insert_at: int, probes: list[int]) -> None:
+    """`x in bl` holds exactly when x is somewhere in the whole list."""
+    barrel, model = _built(values, insert_at)
+    for x in probes:
+        assert (x in barrel) == (x in model), x
+
+
+def prop_setitem_matches_list(values: list[int], insert_at: int, updates: list[tuple[int, int]]) -> None:
+    """bl[i] = x changes exactly the element a list would change (or raises IndexError like a list)."""
+    barrel, model = _built(values, insert_at)
+    for index, value in updates:
+        try:
+            model[index] = value
+        except IndexError:
+            continue
+        barrel[index] = value
+    assert list(barrel) == model
+
+
 @settings(max_examples=200)
 @given(values=..., insert_at=..., probes=...)
 def test_index_matches_list(values: list[int], insert_at: int, probes: list[int]):
@@ -44,3 +63,15 @@ def test_index_matches_list(values: list[int], insert_at: int, probes: list[int]
 @given(values=..., insert_at=...)
 def test_reverse_in_place(values: list[int], insert_at: int):
     prop_reverse_in_place(values, insert_at)
+
+
+@settings(max_examples=200)
+@given(values=..., insert_at=..., probes=...)
+def test_contains_matches_list(values: list[int], insert_at: int, probes: list[int]):
+    prop_contains_matches_list(values, insert_at, probes)
+
+
+@settings(max_examples=200)
+@given(values=..., insert_at=..., updates=...)
+def test_setitem_matches_list(values: list[int], insert_at: int, updates: list[tuple[int, int]]):
+    prop_setitem_matches_list(values, insert_at, updates)

@@ -30,6 +30,20 @@ def prop_set_any_index(values: list[int], updates: list[tuple[int, int]]) -> Non
             assert vector.tolist() == expected
 
 
+def prop_evolver_sets(values: list[int], updates: list[tuple[int, int]]) -> None:
+    """Assignments through an evolver give, on persistent(), the list with the same assignments."""
+    vector = pvector(values)
+    evolver = vector.evolver()
+    expected = list(values)
+    for index, value in updates:
+        index %= len(expected) or 1
+        if expected:
+            evolver[index] = value
+            expected[index] = value
+    assert evolver.persistent().tolist() == expected
+    assert vector.tolist() == values
+
+
 @settings(max_examples=200)
 @given(values=...)
 def test_many_appends(values: list[int]):
@@ -40,3 +54,9 @@ def test_many_appends(values: list[int]):
 @given(values=..., updates=...)
 def test_set_any_index(values: list[int], updates: list[tuple[int, int]]):
     prop_set_any_index(values, updates)
+
+
+@settings(max_examples=200)
+@given(values=..., updates=...)
+def test_evolver_sets(values: list[int], updates: list[tuple[int, int]]):
+    prop_evolver_sets(values, updates)

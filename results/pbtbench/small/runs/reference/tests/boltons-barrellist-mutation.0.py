@@ -26,12 +26,24 @@ def prop_pop_everything(values: list[int], pops: int) -> None:
         assert barrel.pop() == model.pop()
 
 
+def prop_pop_at_positions(values: list[int], positions: list[int]) -> None:
+    """pop(i) removes and returns the element a list's pop(i) would, on a split list too."""
+    barrel, model = BarrelList(values), list(values)
+    barrel.insert(0, -1)
+    model.insert(0, -1)
+    for i in positions[:len(model)]:  # each pop leaves at least one element for the next
+        i = i % len(model)
+        assert barrel.pop(i) == model.pop(i)
+    assert list(barrel) == model
+
+
 from hypothesis import strategies as st
 
 _long = st.integers(30000, 31000).map(lambda n: list(range(n)))
 
 STRATEGIES = {
     "prop_insert_at_end": dict(values=_long, extra=st.lists(st.integers(0, 9), min_size=1, max_size=3)),
+    "prop_pop_at_positions": dict(values=_long, positions=st.lists(st.integers(12000, 29000), min_size=1, max_size=4)),
     "prop_pop_everything": dict(values=_long, pops=st.integers(11400, 11800)),
 }
 
@@ -46,3 +58,9 @@ def test_insert_at_end(values, extra):
 @given(**STRATEGIES['prop_pop_everything'])
 def test_pop_everything(values, pops):
     prop_pop_everything(values, pops)
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_pop_at_positions'])
+def test_pop_at_positions(values, positions):
+    prop_pop_at_positions(values, positions)

@@ -30,12 +30,30 @@ def prop_set_any_index(values: list[int], updates: list[tuple[int, int]]) -> Non
             assert vector.tolist() == expected
 
 
+def prop_evolver_sets(values: list[int], updates: list[tuple[int, int]]) -> None:
+    """Assignments through an evolver give, on persistent(), the list with the same assignments."""
+    vector = pvector(values)
+    evolver = vector.evolver()
+    expected = list(values)
+    for index, value in updates:
+        index %= len(expected) or 1
+        if expected:
+            evolver[index] = value
+            expected[index] = value
+    assert evolver.persistent().tolist() == expected
+    assert vector.tolist() == values
+
+
 from hypothesis import strategies as st
 
 STRATEGIES = {
     "prop_many_appends": dict(values=st.integers(2081, 2300).map(lambda n: list(range(n)))),
     "prop_set_any_index": dict(values=st.integers(1100, 1400).map(lambda n: list(range(n))),
                                updates=st.lists(st.tuples(st.integers(512, 1023), st.integers(-9, -1)), min_size=1, max_size=4)),
+    "prop_evolver_sets": dict(values=st.integers(1100, 1400).map(lambda n: list(range(n))),
+                              updates=st.tuples(st.integers(0, 31), st.integers(-9, -1)).flatmap(lambda first: st.lists(
+                                  st.tuples(st.integers(32, 1099), st.integers(-9, -1)), min_size=1, max_size=5).map(
+                                  lambda rest: [first] + rest))),
 }
 
 
@@ -49,3 +67,9 @@ def test_many_appends(values):
 @given(**STRATEGIES['prop_set_any_index'])
 def test_set_any_index(values, updates):
     prop_set_any_index(values, updates)
+
+
+@settings(max_examples=200)
+@given(**STRATEGIES['prop_evolver_sets'])
+def test_evolver_sets(values, updates):
+    prop_evolver_sets(values, updates)

@@ -20,3 +20,14 @@ def prop_pop_everything(values: list[int], pops: int) -> None:
     model.insert(0, -1)
     for _ in range(min(max(pops, 0), len(model))):
         assert barrel.pop() == model.pop()
+
+
+def prop_pop_at_positions(values: list[int], positions: list[int]) -> None:
+    """pop(i) removes and returns the element a list's pop(i) would, on a split list too."""
+    barrel, model = BarrelList(values), list(values)
+    barrel.insert(0, -1)
+    model.insert(0, -1)
+    for i in positions[:len(model)]:  # each pop leaves at least one element for the next
+        i = i % len(model)
+        assert barrel.pop(i) == model.pop(i)
+    assert list(barrel) == model

@@ -28,3 +28,22 @@ def prop_reverse_in_place(values: list[int], insert_at: int) -> None:
     barrel.reverse()
     model.reverse()
     assert list(barrel) == model
+
+
+def prop_contains_matches_list(values: list[int], insert_at: int, probes: list[int]) -> None:
+    """`x in bl` holds exactly when x is somewhere in the whole list."""
+    barrel, model = _built(values, insert_at)
+    for x in probes:
+        assert (x in barrel) == (x in model), x
+
+
+def prop_setitem_matches_list(values: list[int], insert_at: int, updates: list[tuple[int, int]]) -> None:
+    """bl[i] = x changes exactly the element a list would change (or raises IndexError like a list)."""
+    barrel, model = _built(values, insert_at)
+    for index, value in updates:
+        try:
+            model[index] = value
+        except IndexError:
+            continue
+        barrel[index] = value
+    assert list(barrel) == model

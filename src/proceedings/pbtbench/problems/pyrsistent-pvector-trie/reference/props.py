@@ -24,3 +24,17 @@ def prop_set_any_index(values: list[int], updates: list[tuple[int, int]]) -> Non
             expected[index] = value
             vector = updated
             assert vector.tolist() == expected
+
+
+def prop_evolver_sets(values: list[int], updates: list[tuple[int, int]]) -> None:
+    """Assignments through an evolver give, on persistent(), the list with the same assignments."""
+    vector = pvector(values)
+    evolver = vector.evolver()
+    expected = list(values)
+    for index, value in updates:
+        index %= len(expected) or 1
+        if expected:
+            evolver[index] = value
+            expected[index] = value
+    assert evolver.persistent().tolist() == expected
+    assert vector.tolist() == values

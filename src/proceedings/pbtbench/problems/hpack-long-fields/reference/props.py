@@ -1,0 +1,52 @@
+"""Reference properties (hidden): one per bug."""
+import string
+
+from hypothesis import assume
+
+from hpack import Decoder, Encoder
+
+_TOKEN = string.ascii_lowercase + string.digits + "-"
+_ALNUM = string.ascii_letters + string.digits
+
+
+def _fold(text: str, alphabet: str) -> str:
+    """Any string, folded character by character into `alphabet` (names and most values are ASCII)."""
+    return "".join(alphabet[ord(c) % len(alphabet)] for c in text)
+
+
+def _roundtrip(fields: list[tuple[str, str, bool]], huffman: bool) -> None:
+    block = Encoder().encode(fields, huffman=huffman)
+    expected = [(name.encode(), value.encode()) for name, value, _ in fields]
+    assert Decoder().decode(block, raw=True) == expected
+
+
+def prop_sensitive_field_roundtrip(name: str, value: str, sensitive: bool) -> None:
+    """A field round-trips whether or not it is sensitive (sent never-indexed), whatever its name."""
+    _roundtrip([(name, value, sensitive)], huffman=True)
+
+
+def prop_huffman_value_any_length(name: str, value: str, huffman: bool) -> None:
+    """A field with a literal name and value round-trips at any length, Huffman-coded or not."""
+    _roundtrip([("x-" + _fold(name, _TOKEN), _fold(value, _ALNUM), False)], huffman=huffman)
+
+
+def prop_long_literal_name(name: str, value: str, then: str) -> None:
+    """A field with a literal name of any length round-trips, and so does the field after it."""
+    _roundtrip([("x-" + _fold(name, _TOKEN), value, False), ("x-then", then, False)], huffman=False)
+
+
+def prop_table_name_new_value(name: str, value: str) -> None:
+    """A field whose name is already in a table but whose value is new round-trips (sent with the
+    name as an index and incremental indexing)."""
+    _roundtrip([(name, value, False)], huffman=True)
+
+
+def prop_repeat_after_many_fields(names: list[str], pick: int) -> None:
+    """Fields added to the dynamic table in one block and one of them sent again in the next block (as an
+    index into the table) decode, block after block, to what was encoded."""
+    assume(names)
+    fields = [("x-" + _fold(name, _TOKEN) + f"-{i}", f"v{i}") for i, name in enumerate(names)]
+    encoder, decoder = Encoder(), Decoder()
+    again = [fields[pick % len(fields)]]
+    for block in (fields, again):
+        assert decoder.decode(encoder.encode(block), raw=True) == [(n.encode(), v.encode()) for n, v in block]
