@@ -344,7 +344,12 @@ def notes(metrics: dict, baseline: dict) -> str:
     budgets = "/".join(key[12:] for key in keys)
     return (f"Sketch agent on {metrics['tasks']} Dafny fold tasks ({metrics['difficult_tasks']} difficult), solve rate "
             f"at B = {budgets} per arm: {curve}. Offline there is no Lean and no capable model: this compares the "
-            f"workflows' control on a shared search pool, not frontier LLMs. commit0-mini ({metrics['commit0_tasks']} "
+            f"workflows' control on a shared search pool, not frontier LLMs. Difficult subset, P vs best baseline per "
+            f"task: {metrics['difficult_checks']:.1f} vs {baseline['difficult_checks']:.1f} checker invocations, wall "
+            f"{metrics['difficult_wall_s']:.2f} vs {baseline['difficult_wall_s']:.2f} s (of which test runs "
+            f"{metrics['difficult_test_s']:.2f} vs {baseline['difficult_test_s']:.2f} s), CPU {metrics['difficult_cpu_s']:.2f} "
+            f"vs {baseline['difficult_cpu_s']:.2f} s, load {metrics['difficult_load_1m']:.1f} vs "
+            f"{baseline['difficult_load_1m']:.1f}. commit0-mini ({metrics['commit0_tasks']} "
             f"tasks): P {metrics['commit0_solve_rate']:.2f} vs {baseline['commit0_solve_rate']:.2f} (budget-averaged); "
             f"{metrics['commit0_differential_checked']} verified implementations run on "
             f"{metrics['commit0_differential_inputs']} recorded library inputs, "
