@@ -6,9 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from proceedings.verified_codegen.benchmarks import down_port, load_algoveri, load_verina
+from proceedings.core.errors import ProceedingsError
+from proceedings.verified_codegen.benchmarks import down_port, lean_value, load_algoveri, load_verina, verina_tests
+from proceedings.verified_codegen.tasks import load_tasks
 
 ALGOVERI = Path(__file__).parents[2] / ".." / "shared" / "data" / "verified_codegen" / "algoveri"
+VERINA = ALGOVERI.with_name("verina")
 
 
 def test_down_port_rewrites_dafny4_spellings_and_names_what_it_cannot_convert():
@@ -63,3 +66,21 @@ def test_algoveri_binary_search_with_a_hand_solution_verifies_on_dafny_2_3(dafny
 """}
     verdict = dafny.verify(task, solution)
     assert verdict.status == "verified", verdict.reason
+
+
+def test_lean_literals_in_verina_tests_become_json_values():
+    assert lean_value("#[1, -2, 3]") == [1, -2, 3] and lean_value("[0, 1]") == [0, 1] and lean_value("#[]") == []
+    assert lean_value(-3) == -3 and lean_value(True) is True
+    with pytest.raises(ProceedingsError, match="not a number, boolean or literal list"):
+        lean_value("#['a', 'b']")
+
+
+@pytest.mark.skipif(not VERINA.is_dir(), reason="no Verina copy at ../shared/data/verified_codegen/verina")
+def test_every_verina_port_carries_verinas_own_tests():
+    upstream = {task.id: task for task in load_verina(VERINA)}
+    ports = [task for task in load_tasks() if task.source == "verina"]
+    assert len(ports) >= 10
+    for port in ports:
+        meta = json.loads((port.folder / "task.json").read_text())
+        order = [p["param_name"] for p in port.signature["parameters"]]
+        assert list(port.tests) == verina_tests(upstream[meta["upstream"]], order), port.id

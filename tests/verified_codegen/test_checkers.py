@@ -154,7 +154,8 @@ def test_dafny_reference_verifies_and_a_bodyless_lemma_is_refused_by_no_cheating
     assert scan("dafny", bodyless) == ""  # nothing for the scan to see: /noCheating:1 must catch it
     served = get_checker("dafny", server=True)
     try:
-        assert served.verify(PROD_SEQ, DAFNY_REF).status == "verified"
+        first = served.verify(PROD_SEQ, DAFNY_REF)
+        assert first.status == "verified" and first.cpu_s > 0  # the server's Z3 and Mono, read from /proc
         verdict = served.verify(PROD_SEQ, bodyless)
         assert verdict.status == "rejected" and "body" in verdict.reason
         unproved = {**DAFNY_REF, "code": DAFNY_REF["code"].replace("assert a[..|a|] == a;", "")}
@@ -162,6 +163,27 @@ def test_dafny_reference_verifies_and_a_bodyless_lemma_is_refused_by_no_cheating
         assert served.server_requests == 3 and served.processes == 0
     finally:
         served.server.close()
+
+
+def test_process_tree_cpu_counts_a_busy_grandchild():
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from proceedings.verified_codegen.dafny_server import tree_cpu_s
+
+    spin = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\ntime.sleep(30)"
+    parent = subprocess.Popen([sys.executable, "-c", f"import subprocess, sys; subprocess.run([sys.executable, '-c', {spin!r}])"],
+                              start_new_session=True)
+    try:
+        deadline = time.time() + 10
+        while tree_cpu_s(parent.pid) < 0.15 and time.time() < deadline:
+            time.sleep(0.05)
+        assert tree_cpu_s(parent.pid) >= 0.15  # the spinning grandchild, still running, is counted
+    finally:
+        os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()
 
 
 def test_a_silent_dafny_server_is_killed_at_the_wall_limit_and_restarted(tmp_path):

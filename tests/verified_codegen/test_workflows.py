@@ -114,3 +114,29 @@ def test_a_staged_run_starts_no_attempt_once_its_time_is_spent(tmp_path):
 
     with pytest.raises(ProceedingsError, match="0 of 3 attempts stored .* run the same command again"):
         run_arms([SUM_LIST], OracleAgent(), {}, Settings(), "oracle", tmp_path / "runs.jsonl", deadline=0.0)
+
+
+def test_the_shared_pool_s_ranking_is_charged_to_no_arm():
+    import time as clock
+
+    from proceedings.verified_codegen.checkers import Checker, TestOutcome, Verdict
+    from proceedings.verified_codegen.ranker import SizeRanker
+    from proceedings.verified_codegen.sketch import SketchAgent
+
+    class SlowRanker(SizeRanker):
+        def rank(self, task, candidates):
+            clock.sleep(0.5)
+            return super().rank(task, candidates)
+
+    class Refuses(Checker):  # answers at once: only the workflow's own time is left on the clock
+        backend, executable = "dafny", "true"
+
+        def verify(self, task, solution, scaffold=None, holes=(), fresh=False):
+            return Verdict("failed", "no")
+
+        def run_tests(self, task, solution):
+            return TestOutcome(False, reason="no")
+
+    task, agent = load_tasks(ids=("alt_sum",))[0], SketchAgent(ranker=SlowRanker())
+    first = solve(task, "joint", agent, Refuses(), Settings(checks=2))
+    assert first.checks == 2 and first.wall_s < 0.25 and first.cpu_s < 0.25 and first.load_1m >= 0

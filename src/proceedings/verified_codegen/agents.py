@@ -55,6 +55,9 @@ class Agent:
     def reset(self) -> None:
         """Forget per-task state before the next task (search agents keep a cursor per request)."""
 
+    def prepare(self, task: Task, backend: str) -> None:
+        """Work shared by every workflow on this task (a search agent's ranked pool), done before the clock starts."""
+
 
 class OracleAgent(Agent):
     """The reference solution, handed out in the pieces each workflow asks for."""

@@ -88,3 +88,21 @@ def load_verina(root: str | Path = DEFAULT_ROOT / "verina") -> list[Task]:
         tasks.append(Task(meta["id"], "verina", description.read_text() if description.exists() else "",
                           meta.get("signature", {}), tuple(tests), {"lean": SpecFile("lean", lean_path, pieces)}, base))
     return tasks
+
+
+def lean_value(value):
+    """A Verina test value as JSON: Lean's array and list literals (`#[1, -2]`, `[0, 1]`) become lists;
+    numbers and booleans are already JSON."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip().removeprefix("#")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise ProceedingsError(f"Verina test value {value!r} is not a number, boolean or literal list of them") from None
+
+
+def verina_tests(task: Task, order: list[str]) -> list[dict]:
+    """A Verina task's tests for a port: inputs in the port's parameter order (by Verina's names)."""
+    return [{"input": [lean_value(test["input"][name]) for name in order], "expected": lean_value(test["expected"])}
+            for test in task.tests]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -36,6 +37,7 @@ class Verdict:
     messages: str = ""
     seconds: float = 0.0
     cached: bool = False
+    cpu_s: float = 0.0  # CPU seconds of the checker process (or server) for this check
 
     @property
     def ok(self) -> bool:
@@ -49,6 +51,7 @@ class TestOutcome:
     reason: str = ""
     seconds: float = 0.0
     cached: bool = False
+    cpu_s: float = 0.0
 
 
 @dataclass
@@ -57,20 +60,27 @@ class Run:
     output: str
     seconds: float
     via_server: bool = False  # answered by a long-lived checker server, not a fresh process
+    cpu_s: float = 0.0  # user + system CPU of the process and its children (server: of its process tree)
+
+
+def children_cpu_s() -> float:
+    """User + system CPU of every child this process has reaped so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_process(argv: list[str], cwd: Path, timeout_s: float) -> Run:
     """Run a checker in its own process group; kill the whole group at the wall limit."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu_s()
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True, stdin=subprocess.DEVNULL)
     try:
         out, _ = proc.communicate(timeout=timeout_s)
-        return Run(proc.returncode, out, time.perf_counter() - start)
+        return Run(proc.returncode, out, time.perf_counter() - start, cpu_s=children_cpu_s() - cpu)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
-        return Run(None, out, time.perf_counter() - start)
+        return Run(None, out, time.perf_counter() - start, cpu_s=children_cpu_s() - cpu)
 
 
 class Checker:
@@ -132,11 +142,12 @@ class Checker:
                      fresh: bool = False) -> Verdict:
         run = self.run_verifier(task, text, fresh)
         if run.returncode is None:
-            return Verdict("timeout", f"killed at the {self.timeout_s:.0f} s wall limit", run.output, run.seconds)
+            return Verdict("timeout", f"killed at the {self.timeout_s:.0f} s wall limit", run.output, run.seconds,
+                           cpu_s=run.cpu_s)
         status, reason = self.judge(task, run, holes)
         if status == "verified" and is_scaffold:
             status, reason = "scaffold", f"checks modulo {len(holes)} lemma hole(s)"
-        return Verdict(status, reason, run.output, run.seconds)
+        return Verdict(status, reason, run.output, run.seconds, cpu_s=run.cpu_s)
 
     def run_tests(self, task: Task, solution: dict[str, str]) -> TestOutcome:
         """Compile (no verification) and run the candidate on every test; only executable code matters."""
@@ -155,13 +166,14 @@ class Checker:
             self.processes += 1
             run = run_process(self.test_argv(path), Path(tmp), self.timeout_s)
         if run.returncode is None:
-            return TestOutcome(False, reason="tests killed at the wall limit", seconds=run.seconds)
+            return TestOutcome(False, reason="tests killed at the wall limit", seconds=run.seconds, cpu_s=run.cpu_s)
         values = self.test_values(run.output)
         if run.returncode != 0 or len(values) != len(task.tests):
             return TestOutcome(False, list(range(len(task.tests))), f"code does not compile or run: {tail(run.output)}",
-                               run.seconds)
+                               run.seconds, cpu_s=run.cpu_s)
         failing = [i for i, (got, want) in enumerate(values) if normalise(got) != normalise(want)]
-        return TestOutcome(not failing, failing, f"{len(failing)} test(s) fail" if failing else "", run.seconds)
+        return TestOutcome(not failing, failing, f"{len(failing)} test(s) fail" if failing else "", run.seconds,
+                           cpu_s=run.cpu_s)
 
     def run_verifier(self, task: Task, text: str, fresh: bool) -> Run:
         """The checker on `text`, in a fresh process and temp dir (a backend may serve non-fresh checks otherwise)."""
@@ -341,7 +353,7 @@ class DafnyChecker(Checker):
         answer = self.server.verify(text, self.ARGS, self.timeout_s)
         if answer is None:
             return Run(None, "", self.timeout_s, via_server=True)
-        return Run(0, answer[0], answer[1], via_server=True)
+        return Run(0, answer.output, answer.seconds, via_server=True, cpu_s=answer.cpu_s)
 
     def judge(self, task: Task, run: Run, holes: tuple[str, ...] = ()) -> tuple[str, str]:
         errors = [line.strip() for line in run.output.splitlines()

@@ -22,10 +22,12 @@ import signal
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 
 from proceedings.core.errors import ProceedingsError
 
 CLIENT_EOM, SERVER_EOM = "[[DAFNY-CLIENT: EOM]]", "[[DAFNY-SERVER: EOM]]"
+WARM_UP = "lemma WarmUp(x: int)\n    ensures x + 0 == x\n{\n}\n"  # verified once per server start, charged to nothing
 
 
 def server_command(dafny: str) -> list[str]:
@@ -39,8 +41,37 @@ def server_command(dafny: str) -> list[str]:
     return [mono, exe]
 
 
+def tree_cpu_s(root: int) -> float:
+    """CPU seconds (user + system) used so far by process `root` and its live descendants (Z3), plus what
+    they have reaped, read from /proc; a long-lived child's CPU is not in this process's RUSAGE_CHILDREN."""
+    parent, ticks = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                text = stat.read()
+        except OSError:  # the process ended between listing and reading
+            continue
+        fields = text[text.rindex(")") + 2:].split()  # from field 3 (state): ppid, ..., utime stime cutime cstime
+        parent[int(entry)], ticks[int(entry)] = int(fields[1]), sum(int(f) for f in fields[11:15])
+    tree, frontier = {root}, [root]
+    while frontier:
+        children = [pid for pid, ppid in parent.items() if ppid in frontier and pid not in tree]
+        tree.update(children)
+        frontier = children
+    return sum(ticks.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Answer:
+    output: str
+    seconds: float  # wall, request sent to reply's end
+    cpu_s: float  # CPU of the server's process tree over the same span
+
+
 class DafnyServer:
-    """One server process, started on the first request; `verify` returns (output, seconds) or None on timeout."""
+    """One server process, started on the first request; `verify` returns its `Answer`, or None on timeout."""
 
     def __init__(self, command: list[str]):
         self.command = command
@@ -63,11 +94,18 @@ class DafnyServer:
             lines.put(line)
         lines.put(None)
 
-    def verify(self, source: str, args: list[str], timeout_s: float) -> tuple[str, float] | None:
+    def verify(self, source: str, args: list[str], timeout_s: float) -> Answer | None:
+        """One request's answer; a (re)started server first answers a warm-up request, so that its start-up
+        and JIT are charged to no check (and, through the checker's memo, to no later arm)."""
         if self.proc is None or self.proc.poll() is not None:
             self._start()
+            if self._exchange(WARM_UP, args, timeout_s) is None:
+                return None
+        return self._exchange(source, args, timeout_s)
+
+    def _exchange(self, source: str, args: list[str], timeout_s: float) -> Answer | None:
         request = {"args": args, "filename": "candidate.dfy", "source": source, "sourceIsFile": False}
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), tree_cpu_s(self.proc.pid)
         self.proc.stdin.write(f"verify\n{base64.b64encode(json.dumps(request).encode()).decode()}\n{CLIENT_EOM}\n")
         self.proc.stdin.flush()
         out = []
@@ -82,7 +120,7 @@ class DafnyServer:
                 return None
             out.append(line)
             if SERVER_EOM in line:
-                return "".join(out), time.perf_counter() - start
+                return Answer("".join(out), time.perf_counter() - start, tree_cpu_s(self.proc.pid) - cpu)
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

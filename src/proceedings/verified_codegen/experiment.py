@@ -60,8 +60,14 @@ class Config:
 
 
 ALL_COMMIT0 = tuple(api.task for api in APIS) + tuple(rel.task for rel in RELATIONS)
-ALL_FOLDS = ("sum_seq", "prod_seq", "sum_squares", "count_pos_seq", "alt_sum", "count_even", "sum_abs",
-             "digits_value", "sum_doubled", "neg_sum", "count_zero", "prod_plus_one")
+CUSTOM_FOLDS = ("sum_seq", "prod_seq", "sum_squares", "count_pos_seq", "alt_sum", "count_even", "sum_abs",
+                "digits_value", "sum_doubled", "neg_sum", "count_zero", "prod_plus_one",  # rounds 1-3
+                "count_neg", "sum_pos", "all_nonneg", "has_zero", "sum_cubes", "count_odd", "count_greater",
+                "sum_plus_k")  # round 9
+VERINA_FOLDS = ("verina_is_greater", "verina_find_first_occurrence", "verina_last_position", "verina_array_sum",
+                "verina_count_less_than", "verina_find", "verina_linear_search", "verina_linear_search_present",
+                "verina_binary_to_decimal", "verina_max_of_list")  # Verina ports with Verina's tests (round 9)
+ALL_FOLDS = CUSTOM_FOLDS + VERINA_FOLDS
 CONFIGS = {
     # one spec peeling the front (PlanFirst's first plan fits), one peeling the back (it needs slicing hints),
     # so no arm can sit at the ceiling at B = 2 (the round-1 pair, sum_seq + alt_sum, both peel the front)
@@ -153,9 +159,18 @@ def arm_numbers(attempts: list[Attempt], budgets: tuple[int, ...], difficult: se
             "solve_rate_bmax": statistics.fmean(a.solved for a in attempts),
             "difficult_checks": statistics.fmean(a.checks for a in hard) if hard else 0.0,
             "difficult_wall_s": statistics.fmean(a.wall_s for a in hard) if hard else 0.0,
+            "difficult_cpu_s": statistics.fmean(a.cpu_s for a in hard) if hard else 0.0,
+            "difficult_load_1m": statistics.fmean(a.load_1m for a in hard) if hard else 0.0,
+            "difficult_test_s": statistics.fmean(test_seconds(a) for a in hard) if hard else 0.0,
             "mean_checks": statistics.fmean(a.checks for a in attempts),
             "mean_calls": statistics.fmean(a.calls for a in attempts),
-            "mean_wall_s": statistics.fmean(a.wall_s for a in attempts)}
+            "mean_wall_s": statistics.fmean(a.wall_s for a in attempts),
+            "mean_cpu_s": statistics.fmean(a.cpu_s for a in attempts)}
+
+
+def test_seconds(attempt: Attempt) -> float:
+    """Checker seconds an attempt spent on test runs (fresh processes), the rest being verifications."""
+    return sum(step.get("seconds", 0.0) for step in attempt.trace if step.get("check") == "tests")
 
 
 def difficult_tasks(attempts: list[Attempt]) -> set[str]:
@@ -329,7 +344,12 @@ def notes(metrics: dict, baseline: dict) -> str:
     budgets = "/".join(key[12:] for key in keys)
     return (f"Sketch agent on {metrics['tasks']} Dafny fold tasks ({metrics['difficult_tasks']} difficult), solve rate "
             f"at B = {budgets} per arm: {curve}. Offline there is no Lean and no capable model: this compares the "
-            f"workflows' control on a shared search pool, not frontier LLMs. commit0-mini ({metrics['commit0_tasks']} "
+            f"workflows' control on a shared search pool, not frontier LLMs. Difficult subset, P vs best baseline per "
+            f"task: {metrics['difficult_checks']:.1f} vs {baseline['difficult_checks']:.1f} checker invocations, wall "
+            f"{metrics['difficult_wall_s']:.2f} vs {baseline['difficult_wall_s']:.2f} s (of which test runs "
+            f"{metrics['difficult_test_s']:.2f} vs {baseline['difficult_test_s']:.2f} s), CPU {metrics['difficult_cpu_s']:.2f} "
+            f"vs {baseline['difficult_cpu_s']:.2f} s, load {metrics['difficult_load_1m']:.1f} vs "
+            f"{baseline['difficult_load_1m']:.1f}. commit0-mini ({metrics['commit0_tasks']} "
             f"tasks): P {metrics['commit0_solve_rate']:.2f} vs {baseline['commit0_solve_rate']:.2f} (budget-averaged); "
             f"{metrics['commit0_differential_checked']} verified implementations run on "
             f"{metrics['commit0_differential_inputs']} recorded library inputs, "

@@ -191,6 +191,10 @@ class SketchAgent(Agent):
         self._seen_codes: list[str] = []
         self._proofs_for: dict[str, int] = {}
 
+    def prepare(self, task: Task, backend: str) -> None:
+        if backend == "dafny":
+            self.pool(task, backend)
+
     def pool(self, task: Task, backend: str) -> list[Candidate]:
         key = f"{task.id}/{backend}"
         if key not in self._pools:

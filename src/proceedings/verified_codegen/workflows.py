@@ -15,6 +15,7 @@ attempt is re-checked alone in a fresh process before it counts (`judge`).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -54,6 +55,8 @@ class Attempt:
     calls: int = 0
     checker_s: float = 0.0  # seconds of checker runs charged to this attempt
     wall_s: float = 0.0  # elapsed, with memo answers charged at the seconds their first run took
+    cpu_s: float = 0.0  # this process's CPU + the checkers' (memo answers: their first run's), same span as wall_s
+    load_1m: float = 0.0  # the machine's 1-minute load average when the attempt started
     recheck: str = ""  # the fresh re-check's status ("" when nothing was solved)
     solution: dict[str, str] = field(default_factory=dict)
     trace: list[dict] = field(default_factory=list)
@@ -71,9 +74,11 @@ class Ledger:
     def __init__(self, checker: Checker, task: Task, settings: Settings, attempt: Attempt):
         self.checker, self.task, self.settings, self.attempt = checker, task, settings, attempt
         self.memo_saved_s = 0.0  # checker seconds charged but answered from the memo
+        self.checker_cpu_s = 0.0  # checker CPU charged (memo answers: their first run's)
 
     def _charge(self, result) -> None:
         self.attempt.checker_s += result.seconds
+        self.checker_cpu_s += result.cpu_s
         if result.cached:
             self.memo_saved_s += result.seconds
 
@@ -97,7 +102,8 @@ class Ledger:
         verdict = self.checker.verify(self.task, regions, scaffold=scaffold, holes=holes)
         self._charge(verdict)
         self.attempt.trace.append({"check": "scaffold" if holes else "verify", "holes": list(holes),
-                                   "status": verdict.status, "reason": verdict.reason[:300]})
+                                   "status": verdict.status, "reason": verdict.reason[:300],
+                                   "seconds": round(verdict.seconds, 3), "cpu_s": round(verdict.cpu_s, 3)})
         return verdict
 
     def test(self, candidate: Candidate) -> TestOutcome:
@@ -105,7 +111,8 @@ class Ledger:
         outcome = self.checker.run_tests(self.task, candidate.test_regions())
         self._charge(outcome)
         self.attempt.trace.append({"check": "tests", "passed": outcome.passed, "failing": outcome.failing,
-                                   "reason": outcome.reason[:300]})
+                                   "reason": outcome.reason[:300], "seconds": round(outcome.seconds, 3),
+                                   "cpu_s": round(outcome.cpu_s, 3)})
         return outcome
 
 
@@ -213,10 +220,14 @@ RUNNERS = {"joint": joint, "sequential": sequential, "planfirst": planfirst}
 
 
 def solve(task: Task, workflow: str, agent: Agent, checker: Checker, settings: Settings = Settings()) -> Attempt:
-    """Run one workflow on one task until verified or out of budget; then the fresh re-check."""
-    attempt = Attempt(task.id, checker.backend, workflow, agent.name)
+    """Run one workflow on one task until verified or out of budget; then the fresh re-check.
+
+    The clock starts after `agent.prepare` (a search agent's shared, ranked pool is built once per task
+    and reported apart, so the first arm is not charged for it); wall and CPU cover the same span."""
+    attempt = Attempt(task.id, checker.backend, workflow, agent.name, load_1m=os.getloadavg()[0])
     agent.reset()
-    start = time.perf_counter()
+    agent.prepare(task, checker.backend)
+    start, own_cpu = time.perf_counter(), time.process_time()
     ledger = Ledger(checker, task, settings, attempt)
     try:
         found = RUNNERS[workflow](agent, ledger, settings)
@@ -224,6 +235,7 @@ def solve(task: Task, workflow: str, agent: Agent, checker: Checker, settings: S
         attempt.trace.append({"stop": f"budget spent: {spent}"})
         found = None
     attempt.wall_s = time.perf_counter() - start + ledger.memo_saved_s
+    attempt.cpu_s = time.process_time() - own_cpu + ledger.checker_cpu_s
     if found is not None:
         attempt.claimed, attempt.solved_at = True, attempt.checks
         attempt.solution = found.regions()
