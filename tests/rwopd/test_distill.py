@@ -110,6 +110,20 @@ def test_teacher_fallback_adds_one_passing_teacher_rollout_only_where_none_passe
     # the teacher's samples (sampling is not what this test is about): a wrong one, then a passing one
     monkeypatch.setattr(distill, "sample", lambda *a, **k: [["sig_E", " sig_C && sig_C", "sig_C"]])
     cfg = ArmConfig(fallback_tries=3)
-    added = distill.teacher_fallback(teacher, tok, batch, ["x", "y"], rollouts, rewards, cfg, VerdictCache())
-    assert added == 1
+    added, tried = distill.teacher_fallback(teacher, tok, batch, ["x", "y"], rollouts, rewards, cfg, VerdictCache())
+    assert (added, tried) == (1, 3)  # one stuck prompt, three teacher samples drawn for it
     assert rollouts == [["sig_A |-> ##1 sig_B"], ["sig_D", " sig_C && sig_C"]] and rewards == [[1.0], [0.0, 1.0]]
+
+
+def test_evaluation_records_every_sample_with_the_verdict_its_summary_counts(tiny_lm, tmp_path):
+    import json
+
+    from proceedings.rwopd.experiment import CONFIGS, evaluate_arm
+
+    model, tok = tiny_lm
+    tasks = generate_pairs(3, seed=5)
+    record = tmp_path / "samples.jsonl"
+    summary = evaluate_arm(model, tok, tasks, CONFIGS["tiny"], VerdictCache(), seed=0, record=record)
+    rows = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [r["task"] for r in rows] == [t.id for t in tasks for _ in range(CONFIGS["tiny"].eval_samples)]
+    assert summary["syntax@1"] == sum(r["verdict"] != "SYNTAX_ERROR" for r in rows) / len(rows)
