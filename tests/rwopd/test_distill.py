@@ -35,6 +35,31 @@ def test_rwopd_drops_unpassable_rollouts_and_weights_by_normalised_reward(models
     assert torch.allclose(only_half, only_full)
 
 
+def _row_forward_kl(student, teacher, tok, prompt, completion):
+    """Spec §2.2 step 6 for one rollout, computed plainly: prompt + completion + EOS as one row, mean over the
+    completion tokens of KL(pi_T || pi_s) at the student's own prefix."""
+    head = tok(prompt, add_special_tokens=False)["input_ids"]
+    ids = torch.tensor([head + tok(completion, add_special_tokens=False)["input_ids"] + [tok.eos_token_id]])
+    t = torch.log_softmax(teacher(input_ids=ids).logits[0, len(head) - 1:-1].float(), -1)
+    s = torch.log_softmax(student(input_ids=ids).logits[0, len(head) - 1:-1].float(), -1)
+    return (t.exp() * (t - s)).sum(-1).mean()
+
+
+def test_rwopd_loss_is_the_specs_reward_weighted_forward_kl_over_kept_rollouts(models):
+    """L = 1/N_kept sum_kept w * mean_t KL(pi_T || pi_s), w = clip(r / mean r_kept, 0, w_max), r >= r_min kept
+    (spec §2.2 steps 4-6): rewards 1, 0.5 and 0 on two prompts give weights 4/3, 2/3 and a dropped row."""
+    teacher, student, tok = models
+    prompts = [format_prompt("sig_A is high"), format_prompt("sig_B implies sig_C next")]
+    rollouts, rewards = [["sig_A", "sig_B"], ["sig_B |=> sig_C"]], [[1.0, 0.0], [0.5]]
+    with torch.no_grad():
+        loss, used, _ = arm_loss("rwopd", student, teacher, tok, prompts, ["sig_A", "sig_B |=> sig_C"], rollouts,
+                                 rewards, CFG)
+        by_hand = (4 / 3 * _row_forward_kl(student, teacher, tok, prompts[0], " sig_A\n")
+                   + 2 / 3 * _row_forward_kl(student, teacher, tok, prompts[1], " sig_B |=> sig_C\n")) / 2
+    assert used == 2 and loss.item() > 0
+    assert torch.allclose(loss, by_hand, atol=1e-5)
+
+
 def test_forward_kl_is_zero_when_student_equals_teacher(models):
     teacher, _, tok = models
     loss, _, _ = arm_loss("rwopd", teacher, teacher, tok, [format_prompt("x")], ["sig_A"], [["sig_A"]], [[1.0]], CFG)
