@@ -152,3 +152,20 @@ def test_evaluation_records_every_sample_with_the_verdict_its_summary_counts(tin
     rows = [json.loads(line) for line in record.read_text().splitlines()]
     assert [r["task"] for r in rows] == [t.id for t in tasks for _ in range(CONFIGS["tiny"].eval_samples)]
     assert summary["syntax@1"] == sum(r["verdict"] != "SYNTAX_ERROR" for r in rows) / len(rows)
+
+
+def test_diagnosis_groups_syntax_errors_by_kind_and_counts_temporal_answers(tmp_path):
+    import json
+
+    from proceedings.rwopd.diagnose import error_kind, stage_samples
+
+    assert error_kind("A: 1:28: use of undeclared identifier 'sig_d'; did you mean 'sig_A'?") == \
+        "use of undeclared identifier '_'"
+    assert error_kind("no assertion in the completion") == "no assertion in the completion"
+    rows = [{"reference": "sig_A |-> ##2 sig_B", "sample": " sig_A |-> sig_B", "verdict": "DIFFERENT", "message": ""},
+            {"reference": "sig_A |-> ##2 sig_B", "sample": " sig_A |-> ##2 sig_B", "verdict": "EQUIVALENT", "message": ""},
+            {"reference": "sig_A", "sample": " sig_A |-> (", "verdict": "SYNTAX_ERROR", "message": "A: 1:30: expected ')'"}]
+    (tmp_path / "opd_samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    summary = stage_samples(tmp_path)["opd"]
+    assert summary["syntax_error"] == 1 / 3 and summary["error_kinds"] == {"expected ')'": 1}
+    assert summary["temporal_reference_answered_temporally"] == 0.5
