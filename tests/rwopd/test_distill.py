@@ -169,3 +169,15 @@ def test_diagnosis_groups_syntax_errors_by_kind_and_counts_temporal_answers(tmp_
     summary = stage_samples(tmp_path)["opd"]
     assert summary["syntax_error"] == 1 / 3 and summary["error_kinds"] == {"expected ')'": 1}
     assert summary["temporal_reference_answered_temporally"] == 0.5
+
+
+def test_reference_entropy_splits_the_tokens_by_what_they_decide(tiny_lm):
+    from proceedings.rwopd.diagnose import reference_entropy, token_role
+
+    model, tok = tiny_lm
+    assert token_role(tok, tok.eos_token_id, first=False) == "eos"
+    assert token_role(tok, tok(" sig")["input_ids"][0], first=False) == "signal"
+    assert token_role(tok, tok(" ##")["input_ids"][0], first=False) == "operator/paren"
+    report = reference_entropy(model, tok, generate_pairs(2, seed=1))
+    assert {"first token", "eos", "newline", "signal"} <= set(report["entropy_by_role"])
+    assert report["entropy"] > 0 and report["reference_nll"] > 0

@@ -17,6 +17,7 @@ from pathlib import Path
 
 _POSITION = re.compile(r"^\s*(?:[AB]: )?\d+:\d+: ")
 _QUOTED = re.compile(r"'[A-Za-z_]\w*'")  # a name, not a quoted delimiter
+SIGNAL_LETTERS = set("ABCDEFGHIJ")  # the grammar's sig_A..sig_J
 _TEMPORAL = re.compile(r"##|\$past|\$rose|\$fell|\$stable|\$changed|eventually|until|nexttime|always|\[\*|\[->|\[=|\|=>")
 
 
@@ -48,16 +49,37 @@ def stage_samples(folder: Path) -> dict[str, dict]:
             for path in sorted(folder.glob("*_samples.jsonl"))}
 
 
-def reference_entropy(model, tokenizer, tasks) -> dict[str, float]:
-    """Mean next-token entropy and reference NLL (nats/token) over the tasks' reference completions."""
+def token_role(tokenizer, token: int, first: bool) -> str:
+    """What a reference token decides: the answer's first token, a signal name, a number, an operator
+    or parenthesis, the closing newline, or EOS."""
+    text = tokenizer.decode([token])
+    if first:
+        return "first token"
+    if token == tokenizer.eos_token_id:
+        return "eos"
+    if "\n" in text:
+        return "newline"
+    if "sig" in text or text.strip().lstrip("_") in SIGNAL_LETTERS:
+        return "signal"
+    return "number" if any(ch.isdigit() for ch in text) else "operator/paren"
+
+
+def reference_entropy(model, tokenizer, tasks) -> dict:
+    """Mean next-token entropy and reference NLL (nats/token) over the tasks' reference completions,
+    and the entropy by `token_role`."""
     import torch
 
     from proceedings.rwopd.policy import completion_logprobs, supervised_batch
 
     with torch.no_grad():
-        logp, _, target = completion_logprobs(model, supervised_batch(tokenizer, tasks, model.device))
-    return {"entropy": -(logp.exp() * logp).sum(-1).mean().item(),
-            "reference_nll": -logp.gather(-1, target[:, None]).mean().item()}
+        logp, rows, target = completion_logprobs(model, supervised_batch(tokenizer, tasks, model.device))
+    entropy = -(logp.exp() * logp).sum(-1)
+    first = torch.ones_like(rows, dtype=torch.bool)
+    first[1:] = rows[1:] != rows[:-1]
+    roles = [token_role(tokenizer, t, f) for t, f in zip(target.tolist(), first.tolist())]
+    return {"entropy": entropy.mean().item(), "reference_nll": -logp.gather(-1, target[:, None]).mean().item(),
+            "entropy_by_role": {role: entropy[[i for i, r in enumerate(roles) if r == role]].mean().item()
+                                for role in sorted(set(roles))}}
 
 
 def arm_entropies(folder: Path, base_student, teacher, tokenizer, tasks) -> dict[str, dict[str, float]]:
