@@ -35,6 +35,31 @@ def test_rwopd_drops_unpassable_rollouts_and_weights_by_normalised_reward(models
     assert torch.allclose(only_half, only_full)
 
 
+def _row_forward_kl(student, teacher, tok, prompt, completion):
+    """Spec §2.2 step 6 for one rollout, computed plainly: prompt + completion + EOS as one row, mean over the
+    completion tokens of KL(pi_T || pi_s) at the student's own prefix."""
+    head = tok(prompt, add_special_tokens=False)["input_ids"]
+    ids = torch.tensor([head + tok(completion, add_special_tokens=False)["input_ids"] + [tok.eos_token_id]])
+    t = torch.log_softmax(teacher(input_ids=ids).logits[0, len(head) - 1:-1].float(), -1)
+    s = torch.log_softmax(student(input_ids=ids).logits[0, len(head) - 1:-1].float(), -1)
+    return (t.exp() * (t - s)).sum(-1).mean()
+
+
+def test_rwopd_loss_is_the_specs_reward_weighted_forward_kl_over_kept_rollouts(models):
+    """L = 1/N_kept sum_kept w * mean_t KL(pi_T || pi_s), w = clip(r / mean r_kept, 0, w_max), r >= r_min kept
+    (spec §2.2 steps 4-6): rewards 1, 0.5 and 0 on two prompts give weights 4/3, 2/3 and a dropped row."""
+    teacher, student, tok = models
+    prompts = [format_prompt("sig_A is high"), format_prompt("sig_B implies sig_C next")]
+    rollouts, rewards = [["sig_A", "sig_B"], ["sig_B |=> sig_C"]], [[1.0, 0.0], [0.5]]
+    with torch.no_grad():
+        loss, used, _ = arm_loss("rwopd", student, teacher, tok, prompts, ["sig_A", "sig_B |=> sig_C"], rollouts,
+                                 rewards, CFG)
+        by_hand = (4 / 3 * _row_forward_kl(student, teacher, tok, prompts[0], " sig_A\n")
+                   + 2 / 3 * _row_forward_kl(student, teacher, tok, prompts[1], " sig_B |=> sig_C\n")) / 2
+    assert used == 2 and loss.item() > 0
+    assert torch.allclose(loss, by_hand, atol=1e-5)
+
+
 def test_forward_kl_is_zero_when_student_equals_teacher(models):
     teacher, _, tok = models
     loss, _, _ = arm_loss("rwopd", teacher, teacher, tok, [format_prompt("x")], ["sig_A"], [["sig_A"]], [[1.0]], CFG)
@@ -110,6 +135,49 @@ def test_teacher_fallback_adds_one_passing_teacher_rollout_only_where_none_passe
     # the teacher's samples (sampling is not what this test is about): a wrong one, then a passing one
     monkeypatch.setattr(distill, "sample", lambda *a, **k: [["sig_E", " sig_C && sig_C", "sig_C"]])
     cfg = ArmConfig(fallback_tries=3)
-    added = distill.teacher_fallback(teacher, tok, batch, ["x", "y"], rollouts, rewards, cfg, VerdictCache())
-    assert added == 1
+    added, tried = distill.teacher_fallback(teacher, tok, batch, ["x", "y"], rollouts, rewards, cfg, VerdictCache())
+    assert (added, tried) == (1, 3)  # one stuck prompt, three teacher samples drawn for it
     assert rollouts == [["sig_A |-> ##1 sig_B"], ["sig_D", " sig_C && sig_C"]] and rewards == [[1.0], [0.0, 1.0]]
+
+
+def test_evaluation_records_every_sample_with_the_verdict_its_summary_counts(tiny_lm, tmp_path):
+    import json
+
+    from proceedings.rwopd.experiment import CONFIGS, evaluate_arm
+
+    model, tok = tiny_lm
+    tasks = generate_pairs(3, seed=5)
+    record = tmp_path / "samples.jsonl"
+    summary = evaluate_arm(model, tok, tasks, CONFIGS["tiny"], VerdictCache(), seed=0, record=record)
+    rows = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [r["task"] for r in rows] == [t.id for t in tasks for _ in range(CONFIGS["tiny"].eval_samples)]
+    assert summary["syntax@1"] == sum(r["verdict"] != "SYNTAX_ERROR" for r in rows) / len(rows)
+
+
+def test_diagnosis_groups_syntax_errors_by_kind_and_counts_temporal_answers(tmp_path):
+    import json
+
+    from proceedings.rwopd.diagnose import error_kind, stage_samples
+
+    assert error_kind("A: 1:28: use of undeclared identifier 'sig_d'; did you mean 'sig_A'?") == \
+        "use of undeclared identifier '_'"
+    assert error_kind("no assertion in the completion") == "no assertion in the completion"
+    rows = [{"reference": "sig_A |-> ##2 sig_B", "sample": " sig_A |-> sig_B", "verdict": "DIFFERENT", "message": ""},
+            {"reference": "sig_A |-> ##2 sig_B", "sample": " sig_A |-> ##2 sig_B", "verdict": "EQUIVALENT", "message": ""},
+            {"reference": "sig_A", "sample": " sig_A |-> (", "verdict": "SYNTAX_ERROR", "message": "A: 1:30: expected ')'"}]
+    (tmp_path / "opd_samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    summary = stage_samples(tmp_path)["opd"]
+    assert summary["syntax_error"] == 1 / 3 and summary["error_kinds"] == {"expected ')'": 1}
+    assert summary["temporal_reference_answered_temporally"] == 0.5
+
+
+def test_reference_entropy_splits_the_tokens_by_what_they_decide(tiny_lm):
+    from proceedings.rwopd.diagnose import reference_entropy, token_role
+
+    model, tok = tiny_lm
+    assert token_role(tok, tok.eos_token_id, first=False) == "eos"
+    assert token_role(tok, tok(" sig")["input_ids"][0], first=False) == "signal"
+    assert token_role(tok, tok(" ##")["input_ids"][0], first=False) == "operator/paren"
+    report = reference_entropy(model, tok, generate_pairs(2, seed=1))
+    assert {"first token", "eos", "newline", "signal"} <= set(report["entropy_by_role"])
+    assert report["entropy"] > 0 and report["reference_nll"] > 0

@@ -72,6 +72,7 @@ def test_tiny_reproduce_writes_a_result_with_the_fixture_table():
     (["check", "a", "a", "--semantics", "vhdl"], "unknown semantics"),
     (["eval", "--bench", "generated", "--k", "one"], "bad --k"),
     (["train", "--method", "ppo", "--scale", "tiny"], "unknown method 'ppo'"),
+    (["diagnose", "--scale", "tiny", "--seed", "12345"], "no tiny run with seed 12345"),
 ])
 def test_bad_options_are_one_line_errors_before_any_work(args, needle):
     from proceedings.core.errors import ProceedingsError

@@ -271,3 +271,34 @@ def benchmark(
     console.print_json(json.dumps(report))
     if out:
         out.write_text(json.dumps(report, indent=2))
+
+
+@app.command()
+def diagnose(
+    scale: str = typer.Option("small", help="The preset whose `reproduce` run to read (tiny|small|paper)."),
+    seed: int = typer.Option(0),
+    entropy: bool = typer.Option(True, help="Also load each arm's final checkpoint and measure its entropy."),
+    out: Optional[Path] = typer.Option(None, help="Write the diagnosis as JSON here."),
+) -> None:
+    """What each arm of a `reproduce` run writes: syntax-error kinds, temporal answers, entropy on references."""
+    from proceedings.core.models import cache_root
+    from proceedings.core.runtime import check_scale, set_threads
+    from proceedings.rwopd.diagnose import arm_entropies, stage_samples
+    from proceedings.rwopd.experiment import CONFIGS, heldout_tasks, run_key
+
+    set_threads()
+    cfg = CONFIGS[check_scale(scale)]
+    folder = cache_root() / "rwopd" / "runs" / run_key(cfg, scale, seed)
+    if not folder.is_dir():
+        raise ProceedingsError(f"no {scale} run with seed {seed} under {folder.parent}; run `proceedings reproduce "
+                               f"rwopd --scale {scale}` first")
+    report = {"run": str(folder), "samples": stage_samples(folder)}
+    if entropy:
+        from proceedings.rwopd.teacher import prepared_models
+
+        teacher, student, tokenizer, _ = prepared_models(cfg, seed)
+        report["heldout_reference_entropy"] = arm_entropies(folder, student, teacher, tokenizer,
+                                                            heldout_tasks(cfg, seed))
+    console.print_json(json.dumps(report))
+    if out:
+        out.write_text(json.dumps(report, indent=2) + "\n")

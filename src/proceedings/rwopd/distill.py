@@ -58,6 +58,7 @@ class TrainLog:
     kept: list[int] = field(default_factory=list)  # rollouts used by the loss per step
     generations: int = 0  # student rollouts (equal across arms)
     teacher_fallbacks: int = 0  # passing teacher rollouts added by the rwopd fallback
+    teacher_samples: int = 0  # teacher generations the fallback sampled to find them (compute beside `generations`)
     trained_tokens: int = 0
     seconds: float = 0.0  # wall, summed over resumed pieces
     cpu_seconds: float = 0.0  # this process's CPU, summed over resumed pieces
@@ -159,8 +160,9 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
         train_log.equivalent.append(sum(r == 1.0 for r in flat))
         train_log.implied.append(sum(0.0 < r < 1.0 for r in flat))
         if method == "rwopd" and cfg.fallback_teacher:
-            train_log.teacher_fallbacks += teacher_fallback(teacher, tokenizer, batch, prompts, rollouts, rewards,
-                                                            cfg, cache)
+            added, tried = teacher_fallback(teacher, tokenizer, batch, prompts, rollouts, rewards, cfg, cache)
+            train_log.teacher_fallbacks += added
+            train_log.teacher_samples += tried
         student.train()
         loss, kept, tokens = arm_loss(method, student, teacher, tokenizer, prompts, [t.sva for t in batch],
                                       rollouts, rewards, cfg)
@@ -183,15 +185,16 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
 
 
 def teacher_fallback(teacher, tokenizer, batch, prompts, rollouts, rewards, cfg: ArmConfig,
-                     cache: VerdictCache) -> int:
+                     cache: VerdictCache) -> tuple[int, int]:
     """Spec §2.2 step 4: a prompt with no passable rollout gets one passing teacher rollout (in place).
 
     Up to `fallback_tries` teacher samples per such prompt; the first with reward >= r_min is added
-    with its reward, else the prompt stays without a kept rollout. Returns how many were added.
+    with its reward, else the prompt stays without a kept rollout. Returns (rollouts added, teacher
+    samples drawn): the second is the fallback's generation compute.
     """
     stuck = [i for i, rs in enumerate(rewards) if max(rs, default=0.0) < cfg.r_min]
     if not stuck:
-        return 0
+        return 0, 0
     tries = sample(teacher, tokenizer, [prompts[i] for i in stuck], cfg.fallback_tries, cfg.max_new_tokens,
                    cfg.temperature)
     added = 0
@@ -203,7 +206,7 @@ def teacher_fallback(teacher, tokenizer, batch, prompts, rollouts, rewards, cfg:
                 rewards[i].append(r)
                 added += 1
                 break
-    return added
+    return added, len(stuck) * cfg.fallback_tries
 
 
 def supervised_finetune(model, tokenizer, pairs, steps: int, batch_size: int, lr: float, seed: int = 0,

@@ -25,7 +25,7 @@ from proceedings.rwopd.grammar import CATEGORIES, generate_pairs
 from proceedings.rwopd.harness import VerdictCache, evaluate_samples
 from proceedings.rwopd.pec import check_equivalence
 from proceedings.rwopd.policy import require_same_tokenizer, sample
-from proceedings.rwopd.prompting import format_prompt
+from proceedings.rwopd.prompting import extract_sva, format_prompt
 
 CLAIM = ("Reward-weighted on-policy distillation scored by an open property-equivalence checker beats SFT and "
          "plain on-policy distillation on NL->SVA, with the gain in the temporal categories.")
@@ -107,14 +107,16 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     machine = machine_subset(cfg.transfer_tasks)
     stages = Stages(cache_root() / "rwopd" / "runs" / run_key(cfg, scale, seed))
 
-    start = stages.run("warm_start", lambda: evaluate_arm(base_student, tokenizer, heldout, cfg, cache, seed))
+    start = stages.run("warm_start", lambda: evaluate_arm(base_student, tokenizer, heldout, cfg, cache, seed,
+                                                          record=stages.samples("warm_start")))
     arms, logs, transfer = {}, {}, {}
     for method in METHODS:
         def one_arm(method=method) -> dict:
             student = copy.deepcopy(base_student)
             log = train_arm(method, student, teacher, tokenizer, pool, cfg.arm, cache, seed,
                             out_dir=stages.folder / method, progress=True)
-            return {"log": asdict(log), "eval": evaluate_arm(student, tokenizer, heldout, cfg, cache, seed),
+            return {"log": asdict(log), "eval": evaluate_arm(student, tokenizer, heldout, cfg, cache, seed,
+                                                             record=stages.samples(method)),
                     "transfer": evaluate_arm(student, tokenizer, machine, cfg, cache, seed, with_testbench=True)
                     if machine else None}
 
@@ -122,7 +124,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         logs[method], arms[method] = TrainLog(**done["log"]), done["eval"]
         if done["transfer"] is not None:
             transfer[method] = done["transfer"]
-    teacher_eval = stages.run("teacher", lambda: evaluate_arm(teacher, tokenizer, heldout, cfg, cache, seed))
+    teacher_eval = stages.run("teacher", lambda: evaluate_arm(teacher, tokenizer, heldout, cfg, cache, seed,
+                                                              record=stages.samples("teacher")))
 
     plots = plot_arms({"start": start, **arms, "teacher": teacher_eval}, logs, artifact_dir("rwopd", scale))
     rw, sft, opd = arms["rwopd"], arms["sft"], arms["opd"]
@@ -133,7 +136,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                "transfer_nl2sva_machine": transfer,
                "training": {m: {"generations": l.generations, "tokens_per_s": round(l.tokens_per_second(), 1),
                                 "rollouts_per_s": round(l.generations / l.seconds, 2) if l.seconds else None,
-                                "teacher_fallbacks": l.teacher_fallbacks, "seconds": round(l.seconds, 1),
+                                "teacher_fallbacks": l.teacher_fallbacks, "teacher_samples": l.teacher_samples,
+                                "seconds": round(l.seconds, 1),
                                 "cpu_seconds": round(l.cpu_seconds, 1),
                                 "mean_reward": l.rewards, "equivalent_rollouts": l.equivalent,
                                 "implied_rollouts": l.implied, "loss": l.losses, "kept": l.kept,
@@ -169,6 +173,10 @@ class Stages:
         timing = {"wall_s": round(time.perf_counter() - began, 1), "cpu_s": round(time.process_time() - cpu0, 1)}
         atomic_write_text(path, json.dumps({"result": result, **timing}, indent=1))
         return result
+
+    def samples(self, name: str) -> Path:
+        """Where stage `name` writes its held-out samples and verdicts (JSONL)."""
+        return self.folder / f"{name}_samples.jsonl"
 
     def timings(self) -> dict:
         return {p.stem: {k: v for k, v in json.loads(p.read_text()).items() if k != "result"}
@@ -286,8 +294,9 @@ def machine_subset(count: int) -> list:
 
 
 def evaluate_arm(model, tokenizer, tasks, cfg: Config, cache: VerdictCache, seed: int,
-                 with_testbench: bool = False) -> dict:
-    """pass@1 (unbiased over n samples), CI, relaxed, syntax, per category on `tasks`."""
+                 with_testbench: bool = False, record: Path | None = None) -> dict:
+    """pass@1 (unbiased over n samples), CI, relaxed, syntax, per category on `tasks`; with `record`,
+    every sample and its verdict is also written there as JSONL (what an arm writes, not only how often it passes)."""
     seed_everything(seed + 7)
     samples = []
     for start in range(0, len(tasks), 8):
@@ -295,7 +304,17 @@ def evaluate_arm(model, tokenizer, tasks, cfg: Config, cache: VerdictCache, seed
         samples += sample(model, tokenizer, [format_prompt(t.prompt) for t in chunk], cfg.eval_samples,
                           cfg.arm.max_new_tokens, cfg.eval_temperature)
     testbench_of = (lambda t: t.testbench) if with_testbench else None
-    return evaluate_samples(tasks, samples, cache, testbench_of).summary(CATEGORIES)
+    evaluation = evaluate_samples(tasks, samples, cache, testbench_of)
+    if record is not None:
+        rows = []
+        for task, texts in zip(tasks, samples):
+            reference, bench = getattr(task, "sva", None) or task.reference, testbench_of(task) if testbench_of else None
+            for text in texts:
+                result = cache.result(extract_sva(text), reference, bench)  # memoised: the verdict counted above
+                rows.append({"task": task.id, "category": task.category, "reference": reference, "sample": text,
+                             "verdict": result.verdict.value, "message": result.message})
+        atomic_write_text(record, "".join(json.dumps(row) + "\n" for row in rows))
+    return evaluation.summary(CATEGORIES)
 
 
 def plot_arms(arms: dict, logs: dict, folder) -> list[str]:
