@@ -55,6 +55,17 @@ DOCK_THRESHOLD = -6.0  # kcal/mol: keep a docked pose only below this (spec §4.
 DISTIL_CHUNK = 4  # docked poses per LigandMPNN subprocess (its start-up is ~4 CPU-s; one chunk ~25 CPU-s)
 
 
+def native_complexes(ids: list[str]) -> tuple:
+    """The NATIVE_COMPLEXES whose PDB ids are named (all for none); an unknown id is a one-line error."""
+    known = {entry[0].split(".")[0]: entry for entry in NATIVE_COMPLEXES}
+    wanted = [i.strip().upper() for i in ids]
+    unknown = [i for i in wanted if i not in known]
+    if unknown:
+        raise ProceedingsError(f"unknown scaffold(s) {', '.join(unknown)} (field 'scaffolds'); choose from "
+                               f"{', '.join(known)}")
+    return tuple(known[i] for i in wanted) if wanted else NATIVE_COMPLEXES
+
+
 @dataclass
 class BuildConfig:
     ligands: int = 12  # drawn drug-like CCD ligands
