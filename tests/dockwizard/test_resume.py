@@ -64,6 +64,5 @@ def test_evaluation_cut_after_a_chunk_judges_only_the_chunks_it_had_not(tmp_path
     judge, spent = _CountingJudge(), {}
     resumed = evaluate(designs, conditions, FIXTURE, judge, checkpoint=tmp_path, spent=spent)
     assert judge.calls == [sorted(c.id for c in conditions[EVAL_CHUNK:])]
-    key = lambda r: (r.condition, r.index)  # noqa: E731
     assert sorted(map(dataclasses.asdict, resumed), key=str) == sorted(map(dataclasses.asdict, uncut), key=str)
-    assert len(resumed) == 2 * len(conditions) and spent["cpu_s"] >= 0 and key(resumed[0])
+    assert len(resumed) == 2 * len(conditions) and spent["wall_s"] > 0
