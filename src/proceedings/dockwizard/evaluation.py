@@ -104,7 +104,7 @@ def evaluate(designs: dict[str, dict[str, list[str]]], conditions: list[Sample],
     judged, wall, cpu = [], 0.0, 0.0
     for ids in progress_bar(chunks, desc="evaluate"):
         chunk = [r for r in rows if r.condition in ids]
-        path = checkpoint / f"rows-{_rows_key(chunk, stages)}.json" if checkpoint and len(chunks) > 1 else None
+        path = checkpoint / f"rows-{_rows_key(chunk, stages)}.json" if checkpoint and "structure" in stages else None
         if path is not None and path.exists():
             kept = json.loads(path.read_text())
             chunk, seconds = [DesignRow(**r) for r in kept["rows"]], kept["seconds"]

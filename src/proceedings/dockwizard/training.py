@@ -39,6 +39,7 @@ class Trained:
 def train(samples: list[Sample], model_config: ModelConfig, train_config: TrainConfig, docking: str = "masked",
           checkpoint: Path | None = None, desc: str = "train") -> Trained:
     """Train one arm; the batch order depends only on the seed, so matched arms see the same batches."""
+    began = (time.perf_counter(), time.process_time())
     seed_everything(train_config.seed)
     featurizer = Featurizer(docking)
     featurizer.warm(samples)
@@ -53,7 +54,6 @@ def train(samples: list[Sample], model_config: ModelConfig, train_config: TrainC
         optimizer.load_state_dict(state["optimizer"])
         start, losses, spent = state["step"], state["losses"], tuple(state.get("spent", spent))
     model.train()
-    began = (time.perf_counter(), time.process_time())
 
     def elapsed() -> tuple[float, float]:
         return spent[0] + time.perf_counter() - began[0], spent[1] + time.process_time() - began[1]
