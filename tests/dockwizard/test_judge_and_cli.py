@@ -56,3 +56,12 @@ def test_profile_and_bad_inputs_on_the_command_line(pdb_folder):
     assert "The residue at position A253" in done.output
     bad = runner.invoke(app, ["profile", str(pdb_folder / "6WQA.cif"), "--ligand", "QQQQ"])
     assert bad.exit_code != 0
+
+
+def test_a_ligand_with_a_five_character_ccd_code_keeps_the_pdb_columns_ligandmpnn_reads():
+    import numpy as np
+
+    from proceedings.dockwizard.structures import Ligand, pdb_lines
+
+    (line, _) = pdb_lines([], Ligand("A1BQJ", ["C1"], ["C"], np.array([[-12.5, 3.25, 101.0]])))
+    assert line[17:20] == "LIG" and [float(line[i: i + 8]) for i in (30, 38, 46)] == [-12.5, 3.25, 101.0]
