@@ -18,3 +18,37 @@ def test_a_rerun_after_an_interruption_recomputes_nothing_it_finished(tmp_path):
     assert (len(calls), second.cache_hits, second.computed) == (1, 1, 0)
     cache.get_or_make("dock", {"scaffold": "6WQA", "ligand": "N0T"}, dock)  # other inputs: computed
     assert (len(calls), second.computed) == (2, 1)
+
+
+class _FlakyTeacher:
+    """Stands in for LigandMPNN's `design`: one design per pose, and it fails on call `fail_at`."""
+
+    def __init__(self, fail_at: int | None = None):
+        self.calls, self.fail_at = [], fail_at
+
+    def design(self, complexes, n):
+        self.calls.append([c.ligand.code for c, _ in complexes])
+        if len(self.calls) == self.fail_at:
+            raise RuntimeError("LigandMPNN killed")
+        return [[(c.ligand.code, [])] for c, _ in complexes]
+
+
+def test_distillation_interrupted_after_a_chunk_resumes_with_the_poses_it_had_not_scored(tmp_path, monkeypatch):
+    import numpy as np
+    import pytest
+
+    from proceedings.dockwizard import builder
+    from proceedings.dockwizard.builder import BuildConfig, distil
+    from proceedings.dockwizard.structures import Complex, Ligand
+
+    monkeypatch.setattr(builder, "best_design", lambda docked, designs: {"sequence": designs[0][0]})
+    poses = [Complex("6WQA_ZMA", [], Ligand(f"L{i}", ["C1"], ["C"], np.array([[float(i), 0.0, 0.0]])))
+             for i in range(builder.DISTIL_CHUNK + 2)]
+    first = _FlakyTeacher(fail_at=2)
+    with pytest.raises(RuntimeError):
+        distil(ItemCache(tmp_path, BuildReport()), poses, first, BuildConfig())
+    report, second = BuildReport(), _FlakyTeacher()
+    targets = distil(ItemCache(tmp_path, report), poses, second, BuildConfig())
+    assert [t["sequence"] for t in targets] == [p.ligand.code for p in poses]
+    assert second.calls == [["L4", "L5"]]  # the first chunk was cached before the second failed
+    assert (report.cache_hits, report.computed) == (builder.DISTIL_CHUNK, 2)

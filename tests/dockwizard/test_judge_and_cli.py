@@ -38,6 +38,16 @@ def test_invalid_designs_are_recorded_with_their_error_and_never_dropped():
     assert summarise(rows)["designs"] == 2
 
 
+def test_designs_whose_ligand_drifts_out_of_its_pose_are_counted_apart_and_leave_the_vina_metric_alone():
+    from proceedings.dockwizard.evaluation import DRIFT_LIMIT, DesignRow
+
+    rows = [DesignRow("c", "arm", 0, "A", True, vina=-5.42, drift=8.9, clashes=30),  # the tiny record's drifter
+            DesignRow("c", "arm", 1, "A", True, vina=-4.0, drift=DRIFT_LIMIT, clashes=0)]
+    summary = summarise(rows)
+    assert summary["vina"] == -4.71  # the metric, unchanged: both poses count
+    assert (summary["drifted"], summary["vina_in_pose"]) == (0.5, -4.0)
+
+
 def test_profile_and_bad_inputs_on_the_command_line(pdb_folder):
     runner = CliRunner()
     done = runner.invoke(app, ["profile", str(pdb_folder / "6WQA.cif"), "--ligand", "ZMA"])
@@ -46,3 +56,12 @@ def test_profile_and_bad_inputs_on_the_command_line(pdb_folder):
     assert "The residue at position A253" in done.output
     bad = runner.invoke(app, ["profile", str(pdb_folder / "6WQA.cif"), "--ligand", "QQQQ"])
     assert bad.exit_code != 0
+
+
+def test_a_ligand_with_a_five_character_ccd_code_keeps_the_pdb_columns_ligandmpnn_reads():
+    import numpy as np
+
+    from proceedings.dockwizard.structures import Ligand, pdb_lines
+
+    (line, _) = pdb_lines([], Ligand("A1BQJ", ["C1"], ["C"], np.array([[-12.5, 3.25, 101.0]])))
+    assert line[17:20] == "LIG" and [float(line[i: i + 8]) for i in (30, 38, 46)] == [-12.5, 3.25, 101.0]

@@ -52,6 +52,18 @@ NATIVE_COMPLEXES = (
 )
 DOCK_EXHAUSTIVENESS = 4  # spec §4.1 step 3
 DOCK_THRESHOLD = -6.0  # kcal/mol: keep a docked pose only below this (spec §4.1 step 3)
+DISTIL_CHUNK = 4  # docked poses per LigandMPNN subprocess (its start-up is ~4 CPU-s; one chunk ~25 CPU-s)
+
+
+def native_complexes(ids: list[str]) -> tuple:
+    """The NATIVE_COMPLEXES whose PDB ids are named (all for none); an unknown id is a one-line error."""
+    known = {entry[0].split(".")[0]: entry for entry in NATIVE_COMPLEXES}
+    wanted = [i.strip().upper() for i in ids]
+    unknown = [i for i in wanted if i not in known]
+    if unknown:
+        raise ProceedingsError(f"unknown scaffold(s) {', '.join(unknown)} (field 'scaffolds'); choose from "
+                               f"{', '.join(known)}")
+    return tuple(known[i] for i in wanted) if wanted else NATIVE_COMPLEXES
 
 
 @dataclass
@@ -237,15 +249,23 @@ def dock(c: Complex, code: str, seed: int) -> dict | None:
 
 
 def distil(cache: ItemCache, docked: list[Complex], judge, config: BuildConfig) -> list[dict | None]:
-    """For each docked pose, the Vina-best of `designs_per_target` packed LigandMPNN designs (one
-    batched LigandMPNN call for the poses not cached yet)."""
+    """For each docked pose, the Vina-best of `designs_per_target` packed LigandMPNN designs. Poses not
+    cached yet go to LigandMPNN in chunks of DISTIL_CHUNK (one subprocess each), and every chunk is cached
+    as soon as it is scored, so an interrupted build loses at most one chunk."""
     def key(c):
         return {"scaffold": c.name, "ligand": c.ligand.code, "pose": c.ligand.xyz.round(3).tolist(),
                 "n": config.designs_per_target, "seed": config.seed}
     todo = [c for c in docked if not cache.has("distil", key(c))]
-    designs = judge.design([(c, c.pocket()) for c in todo], config.designs_per_target) if todo else []
-    made = {id(c): d for c, d in zip(todo, designs)}
-    return [cache.get_or_make("distil", key(c), lambda: best_design(c, made[id(c)])) for c in docked]
+    made = {}
+    for start in progress_bar(range(0, len(todo), DISTIL_CHUNK), desc="distil"):
+        chunk = todo[start: start + DISTIL_CHUNK]
+        for c, designs in zip(chunk, judge.design([(c, c.pocket()) for c in chunk], config.designs_per_target)):
+            made[id(c)] = cache.get_or_make("distil", key(c), lambda c=c, designs=designs: best_design(c, designs))
+    return [made[id(c)] if id(c) in made else cache.get_or_make("distil", key(c), _never) for c in docked]
+
+
+def _never():
+    raise AssertionError("a distilled target missing from the cache after distillation")
 
 
 def best_design(docked: Complex, designs: list) -> dict | None:

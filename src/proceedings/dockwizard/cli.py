@@ -63,14 +63,18 @@ def profile(complex_path: Path = typer.Argument(..., help="PDB or mmCIF file of 
 def data_build(out: Path = typer.Option(None, help="Build folder (default: the cache's builds/small)."),
                ligands: int = typer.Option(12, help="Drug-like CCD ligands drawn and docked into every pocket."),
                designs: int = typer.Option(2, help="LigandMPNN designs packed per docked ligand (Vina-best kept)."),
+               scaffolds: str = typer.Option("", help="Comma-separated PDB ids of the complexes to use, e.g. "
+                                                       "6WQA,4CUP (default: all)."),
                seed: int = typer.Option(0)) -> None:
     """Build docking-language samples; rerun after an interruption and finished items are cache hits."""
     from proceedings.dockwizard.assets import cache_dir
-    from proceedings.dockwizard.builder import BuildConfig, build
+    from proceedings.dockwizard.builder import BuildConfig, build, native_complexes
     from proceedings.dockwizard.judge import LigandMPNNJudge
 
     out = out or cache_dir() / "builds" / "small"
-    report = build(out, BuildConfig(ligands=ligands, designs_per_target=designs, seed=seed), LigandMPNNJudge(seed))
+    config = BuildConfig(ligands=ligands, designs_per_target=designs, seed=seed,
+                         complexes=native_complexes([s for s in scaffolds.split(",") if s.strip()]))
+    report = build(out, config, LigandMPNNJudge(seed))
     console.print(f"{report.samples} samples in {out}; {report.cache_hits} cache hits, {report.computed} computed; "
                   f"seconds per stage {report.seconds}")
 

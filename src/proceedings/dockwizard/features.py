@@ -49,6 +49,11 @@ class Featurizer:
             self._sentences[sentence] = state
         return torch.stack([self._sentences[s] for s in sentences]) if sentences else torch.zeros(0, 384)
 
+    def warm(self, samples: list[Sample]) -> None:
+        """Encode every text of `samples` in one call, so no state depends on which batches came first
+        (MiniLM's padding does, at float rounding): a run resumed mid-training trains on the same numbers."""
+        self.batch(samples)
+
     def batch(self, samples: list[Sample], docking_texts: list[str] | None = None) -> dict:
         texts = docking_texts or [s.docking_masked if self.docking == "masked" else s.docking_full for s in samples]
         function = _pad(self._token_states([s.function_text for s in samples]))

@@ -142,8 +142,9 @@ def pdb_lines(residues: list[Residue], ligand: Ligand | None = None) -> list[str
             lines.append(_atom_line("ATOM  ", serial, name, residue.name, residue.chain, residue.number, xyz, element))
             serial += 1
     if ligand is not None and len(ligand.names):
+        code = ligand.code if len(ligand.code) <= 3 else "LIG"  # 5-character CCD codes (A1BQJ) overflow columns 18-20
         for name, element, xyz in zip(ligand.names, ligand.elements, ligand.xyz):
-            lines.append(_atom_line("HETATM", serial, name, ligand.code, "L", 1, xyz, element))
+            lines.append(_atom_line("HETATM", serial, name, code, "L", 1, xyz, element))
             serial += 1
     return lines + ["END"]
 

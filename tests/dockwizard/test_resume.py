@@ -1,0 +1,68 @@
+"""A small run is cut into lane-A pieces: training resumes from its checkpoint to the same weights, and the
+evaluation keeps each judged chunk of conditions, so the next piece judges only the chunks it had not."""
+
+import dataclasses
+
+import pytest
+import torch
+
+from proceedings.dockwizard import evaluation
+from proceedings.dockwizard.data import FIXTURE, load_samples
+from proceedings.dockwizard.evaluation import EVAL_CHUNK, evaluate
+from proceedings.dockwizard.judge import Pack
+from proceedings.dockwizard.model import DockWizard, ModelConfig
+from proceedings.dockwizard.training import TrainConfig, train
+
+
+class _Killed(Exception):
+    pass
+
+
+def test_training_cut_after_a_checkpoint_resumes_to_the_weights_of_an_uncut_run(tmp_path, monkeypatch):
+    samples = load_samples()
+    model_config, train_config = ModelConfig(d=16, layers=1, heads=2), TrainConfig(steps=6, batch=4, checkpoint_every=3)
+    whole = train(samples, model_config, train_config)
+    loss, calls = DockWizard.loss, []
+
+    def loss_killed_at_step_5(self, batch):
+        calls.append(1)
+        if len(calls) == 5:
+            raise _Killed
+        return loss(self, batch)
+    monkeypatch.setattr(DockWizard, "loss", loss_killed_at_step_5)
+    with pytest.raises(_Killed):
+        train(samples, model_config, train_config, checkpoint=tmp_path / "arm.pt")
+    monkeypatch.setattr(DockWizard, "loss", loss)
+    resumed = train(samples, model_config, train_config, checkpoint=tmp_path / "arm.pt")
+    assert resumed.losses == whole.losses and resumed.cpu_s > 0
+    for name, value in whole.model.state_dict().items():
+        assert torch.equal(value, resumed.model.state_dict()[name]), name
+
+
+class _CountingJudge:
+    """Packs nothing real: every design 'packs' to no residues; fails on pack call `fail_at`."""
+
+    def __init__(self, fail_at=None):
+        self.calls, self.fail_at = [], fail_at
+
+    def pack(self, jobs, root, work=None):
+        self.calls.append(sorted({sample.id for sample, _ in jobs}))
+        if len(self.calls) == self.fail_at:
+            raise _Killed
+        return [Pack([], -1.0, seq) for _, seq in jobs]
+
+
+def test_evaluation_cut_after_a_chunk_judges_only_the_chunks_it_had_not(tmp_path, monkeypatch):
+    def fake_score(row, condition, root, packed):  # Vina and the profiler stand-in: a number per sequence
+        row.vina, row.satisfied, row.clashes = -float(len(set(row.sequence))), 0.5, 0
+    monkeypatch.setattr(evaluation, "score_complex", fake_score)
+    conditions = [dataclasses.replace(s, id=f"{s.id}-{k}") for k in range(2) for s in load_samples()][: EVAL_CHUNK + 2]
+    designs = {"arm": {c.id: [c.target, c.native] for c in conditions}}
+    uncut = evaluate(designs, conditions, FIXTURE, _CountingJudge())
+    with pytest.raises(_Killed):
+        evaluate(designs, conditions, FIXTURE, _CountingJudge(fail_at=2), checkpoint=tmp_path)
+    judge, spent = _CountingJudge(), {}
+    resumed = evaluate(designs, conditions, FIXTURE, judge, checkpoint=tmp_path, spent=spent)
+    assert judge.calls == [sorted(c.id for c in conditions[EVAL_CHUNK:])]
+    assert sorted(map(dataclasses.asdict, resumed), key=str) == sorted(map(dataclasses.asdict, uncut), key=str)
+    assert len(resumed) == 2 * len(conditions) and spent["wall_s"] > 0
