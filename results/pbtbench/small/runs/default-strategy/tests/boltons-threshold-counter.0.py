@@ -28,21 +28,7 @@ def prop_frequent_keys_are_kept(keys: list[int]) -> None:
         assert exact[key] - slack <= counter[key] <= exact[key], key
 
 
-def prop_common_and_uncommon_counts_add_up(keys: list[int]) -> None:
-    """get_common_count() is the sum of the kept counts and get_uncommon_count() the rest of the total."""
-    counter, _ = _count(keys)
-    assert counter.get_common_count() == sum(counter.values())
-    assert counter.get_common_count() + counter.get_uncommon_count() == counter.total == len(keys)
-    assert 0 <= counter.get_uncommon_count() <= counter.total
-
-
 @settings(max_examples=200)
 @given(keys=...)
 def test_frequent_keys_are_kept(keys: list[int]):
     prop_frequent_keys_are_kept(keys)
-
-
-@settings(max_examples=200)
-@given(keys=...)
-def test_common_and_uncommon_counts_add_up(keys: list[int]):
-    prop_common_and_uncommon_counts_add_up(keys)

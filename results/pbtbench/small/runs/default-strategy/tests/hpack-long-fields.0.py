@@ -13,9 +13,10 @@ _TOKEN = string.ascii_lowercase + string.digits + "-"
 _ALNUM = string.ascii_letters + string.digits
 
 
-def _fold(text: str, alphabet: str) -> str:
-    """Any string, folded character by character into `alphabet` (names and most values are ASCII)."""
-    return "".join(alphabet[ord(c) % len(alphabet)] for c in text)
+def _fold(text: str, alphabet: str, limit: int | None = 64) -> str:
+    """Any string, folded character by character into `alphabet` (names and most values are ASCII) and cut
+    to `limit` characters, so that no field is long enough to need a multi-octet length by accident."""
+    return "".join(c if c in alphabet else alphabet[ord(c) % len(alphabet)] for c in text[:limit])
 
 
 def _roundtrip(fields: list[tuple[str, str, bool]], huffman: bool) -> None:
@@ -26,23 +27,24 @@ def _roundtrip(fields: list[tuple[str, str, bool]], huffman: bool) -> None:
 
 def prop_sensitive_field_roundtrip(name: str, value: str, sensitive: bool) -> None:
     """A field round-trips whether or not it is sensitive (sent never-indexed), whatever its name."""
-    _roundtrip([(name, value, sensitive)], huffman=True)
+    _roundtrip([(_fold(name, _TOKEN), _fold(value, _ALNUM), sensitive)], huffman=True)
 
 
 def prop_huffman_value_any_length(name: str, value: str, huffman: bool) -> None:
     """A field with a literal name and value round-trips at any length, Huffman-coded or not."""
-    _roundtrip([("x-" + _fold(name, _TOKEN), _fold(value, _ALNUM), False)], huffman=huffman)
+    _roundtrip([("x-" + _fold(name, _TOKEN), _fold(value, _ALNUM, limit=None), False)], huffman=huffman)
 
 
 def prop_long_literal_name(name: str, value: str, then: str) -> None:
     """A field with a literal name of any length round-trips, and so does the field after it."""
-    _roundtrip([("x-" + _fold(name, _TOKEN), value, False), ("x-then", then, False)], huffman=False)
+    fields = [("x-" + _fold(name, _TOKEN, limit=None), _fold(value, _ALNUM), False), ("x-then", _fold(then, _ALNUM), False)]
+    _roundtrip(fields, huffman=False)
 
 
 def prop_table_name_new_value(name: str, value: str) -> None:
     """A field whose name is already in a table but whose value is new round-trips (sent with the
     name as an index and incremental indexing)."""
-    _roundtrip([(name, value, False)], huffman=True)
+    _roundtrip([(_fold(name, _TOKEN), _fold(value, _ALNUM), False)], huffman=True)
 
 
 def prop_repeat_after_many_fields(names: list[str], pick: int) -> None:

@@ -23,10 +23,3 @@ def prop_frequent_keys_are_kept(keys: list[int]) -> None:
     for key in counter.keys():
         assert exact[key] - slack <= counter[key] <= exact[key], key
 
-
-def prop_common_and_uncommon_counts_add_up(keys: list[int]) -> None:
-    """get_common_count() is the sum of the kept counts and get_uncommon_count() the rest of the total."""
-    counter, _ = _count(keys)
-    assert counter.get_common_count() == sum(counter.values())
-    assert counter.get_common_count() + counter.get_uncommon_count() == counter.total == len(keys)
-    assert 0 <= counter.get_uncommon_count() <= counter.total

@@ -16,5 +16,4 @@ def _skewed_stream(min_size: int, max_size: int):
 
 STRATEGIES = {
     "prop_frequent_keys_are_kept": dict(keys=_skewed_stream(1000, 2500)),
-    "prop_common_and_uncommon_counts_add_up": dict(keys=_skewed_stream(1001, 2500)),
 }
