@@ -98,13 +98,13 @@ def evaluate(designs: dict[str, dict[str, list[str]]], conditions: list[Sample],
     by_id = {c.id: c for c in conditions}
     rows = [row for arm, per in designs.items() for cid, seqs in per.items()
             for row in sequence_stage(by_id[cid], arm, seqs)]
-    chunks = [[c.id for c in conditions[i: i + EVAL_CHUNK]] for i in range(0, len(conditions), EVAL_CHUNK)]
-    if checkpoint is None or "structure" not in stages:
-        chunks = [list(by_id)]
+    resumable = checkpoint is not None and "structure" in stages
+    chunks = ([[c.id for c in conditions[i: i + EVAL_CHUNK]] for i in range(0, len(conditions), EVAL_CHUNK)]
+              if resumable else [list(by_id)])
     judged, wall, cpu = [], 0.0, 0.0
     for ids in progress_bar(chunks, desc="evaluate"):
         chunk = [r for r in rows if r.condition in ids]
-        path = checkpoint / f"rows-{_rows_key(chunk, stages)}.json" if checkpoint and "structure" in stages else None
+        path = checkpoint / f"rows-{_rows_key(chunk, stages)}.json" if resumable else None
         if path is not None and path.exists():
             kept = json.loads(path.read_text())
             chunk, seconds = [DesignRow(**r) for r in kept["rows"]], kept["seconds"]

@@ -22,10 +22,10 @@ from proceedings.core.results import Result, artifact_dir
 from proceedings.core.runtime import atomic_write_text, check_scale, seed_everything
 from proceedings.rwopd.distill import METHODS, ArmConfig, TrainLog, train_arm
 from proceedings.rwopd.grammar import CATEGORIES, generate_pairs
-from proceedings.rwopd.harness import VerdictCache, evaluate_samples
+from proceedings.rwopd.harness import VerdictCache, evaluate_samples, reference_of
 from proceedings.rwopd.pec import check_equivalence
 from proceedings.rwopd.policy import require_same_tokenizer, sample
-from proceedings.rwopd.prompting import extract_sva, format_prompt
+from proceedings.rwopd.prompting import format_prompt
 
 CLAIM = ("Reward-weighted on-policy distillation scored by an open property-equivalence checker beats SFT and "
          "plain on-policy distillation on NL->SVA, with the gain in the temporal categories.")
@@ -306,13 +306,10 @@ def evaluate_arm(model, tokenizer, tasks, cfg: Config, cache: VerdictCache, seed
     testbench_of = (lambda t: t.testbench) if with_testbench else None
     evaluation = evaluate_samples(tasks, samples, cache, testbench_of)
     if record is not None:
-        rows = []
-        for task, texts in zip(tasks, samples):
-            reference, bench = getattr(task, "sva", None) or task.reference, testbench_of(task) if testbench_of else None
-            for text in texts:
-                result = cache.result(extract_sva(text), reference, bench)  # memoised: the verdict counted above
-                rows.append({"task": task.id, "category": task.category, "reference": reference, "sample": text,
-                             "verdict": result.verdict.value, "message": result.message})
+        rows = [{"task": task.id, "category": task.category, "reference": reference_of(task), "sample": text,
+                 "verdict": result.verdict.value, "message": result.message}
+                for task, texts, results in zip(tasks, samples, evaluation.results)
+                for text, result in zip(texts, results)]
         atomic_write_text(record, "".join(json.dumps(row) + "\n" for row in rows))
     return evaluation.summary(CATEGORIES)
 

@@ -51,19 +51,20 @@ class VerdictCache:
                                                 timeout_s=self.timeout_s)
         return self.table[key]
 
-    def verdict(self, candidate: str | None, reference: str, testbench: str | None = None) -> Verdict:
-        return self.result(candidate, reference, testbench).verdict
-
     def reward(self, completion: str, reference: str, rho: float, testbench: str | None = None) -> float:
         return reward(self.result(extract_sva(completion), reference, testbench), rho)
 
 
 @dataclass
 class Evaluation:
-    """Per-task verdict lists; summaries computed from them."""
+    """Per-task lists of PEC results, one per sample; summaries computed from their verdicts."""
 
     tasks: list  # objects with .id, .category
-    verdicts: list[list[Verdict]]
+    results: list[list[PECResult]]
+
+    @property
+    def verdicts(self) -> list[list[Verdict]]:
+        return [[r.verdict for r in rs] for rs in self.results]
 
     def pass_at(self, k: int, category: str | None = None, relaxed: bool = False) -> float:
         scores = self.per_task(k, relaxed, category)
@@ -101,14 +102,18 @@ class Evaluation:
         return out
 
 
+def reference_of(task) -> str:
+    """The SVA a task's samples are checked against (grammar pairs carry `.sva`, NL2SVA tasks `.reference`)."""
+    return getattr(task, "sva", None) or task.reference
+
+
 def evaluate_samples(tasks, samples: list[list[str]], cache: VerdictCache, testbench_of=None) -> Evaluation:
     """Check every sample of every task against the task's reference."""
-    verdicts = []
+    results = []
     for task, outs in zip(tasks, samples):
         bench = testbench_of(task) if testbench_of else None
-        reference = getattr(task, "sva", None) or task.reference
-        verdicts.append([cache.verdict(extract_sva(o), reference, bench) for o in outs])
-    return Evaluation(list(tasks), verdicts)
+        results.append([cache.result(extract_sva(o), reference_of(task), bench) for o in outs])
+    return Evaluation(list(tasks), results)
 
 
 def category_counts(tasks) -> dict[str, int]:
