@@ -263,10 +263,20 @@ def measure_forward_costs(model, ks: Sequence[int] = (1, 2, 3, 4, 5, 6, 7, 8, 16
         model(ids[:, :context], cache=cache, use_cache=True)
         for r in range(repeats + 1):  # round 0 warms every shape up and is not kept
             for k in ks[r % len(ks):] + ks[:r % len(ks)]:
+                _synchronize(device)
                 start = time.perf_counter()
                 model(ids[:, context:context + k], cache=cache, use_cache=True)
+                _synchronize(device)  # a GPU forward returns before it has run: wait for it
                 elapsed = time.perf_counter() - start
                 cache.crop(-k)  # transformers 5: a negative count of positions to drop
                 if r:
                     times[k].append(elapsed)
     return ForwardCosts({k: statistics.median(v) for k, v in times.items()}, context)
+
+
+def _synchronize(device) -> None:
+    """Wait for the kernels queued on a CUDA device, so a wall-clock reading covers them."""
+    import torch
+
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
