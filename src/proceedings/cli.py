@@ -23,6 +23,7 @@ from typer.core import TyperGroup
 from proceedings import __version__
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import SCALES
+from proceedings.decoding_bench import app as bench_app
 from proceedings.registry import SYSTEMS, get_system
 
 console = Console()
@@ -66,6 +67,9 @@ def _version(value: bool) -> None:
     if value:
         console.print(f"proceedings {__version__}")
         raise typer.Exit()
+
+
+app.add_typer(bench_app, name="bench")
 
 
 @app.callback()

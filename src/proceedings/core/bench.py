@@ -35,6 +35,7 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import atomic_write_text, load_checkpoint, save_checkpoint
 
 CLOCKS = ("median", "min", "cpu")  # what a speed-up is computed from
+UNCOMPARED = "-"  # the `reference` of an arm sampling a distribution of its own (a lossy method): no exact match
 
 
 @dataclass
@@ -49,7 +50,8 @@ class DecodeTrace:
 
 class Decoder(Protocol):
     """What the benchmark runs. An optional `reference` attribute names the arm whose tokens it must
-    equal (default: the first decoder of the run)."""
+    equal (default: the first decoder of the run), or is UNCOMPARED for a method that samples its own
+    distribution, whose tokens no other arm's need equal."""
 
     name: str
 
@@ -148,7 +150,8 @@ class BenchmarkReport:
                      f"{a.tokens / a.cpu_s:.1f}",
                      " / ".join(f"{self.speedup(name, c):.2f}x" for c in CLOCKS),
                      f"{a.latency_ms_mean:.2f} / {a.latency_ms_p50:.2f} / {a.latency_ms_p90:.2f}",
-                     f"{a.exact_prompts}/{a.prompts} ({a.reference})", *(fmt(a) for fmt in extra.values())]
+                     UNCOMPARED if a.reference == UNCOMPARED else f"{a.exact_prompts}/{a.prompts} ({a.reference})",
+                     *(fmt(a) for fmt in extra.values())]
             rows.append("| " + " | ".join(cells) + " |")
         load = ", ".join(f"{x:.2f}" for x in self.load_average)
         return "\n".join(rows) + (f"\n\n{self.repeats} repeat(s) per prompt; load average during the run: {load}; "
@@ -180,7 +183,7 @@ def run_benchmark(decoders: Sequence[Decoder], prompts: Sequence[Any], max_new_t
         raise ProceedingsError(f"decoder names must be present and distinct, got {names}")
     by_name = dict(zip(names, decoders))
     references = {name: getattr(d, "reference", None) or names[0] for name, d in by_name.items()}
-    unknown = sorted(r for r in references.values() if r not in by_name)
+    unknown = sorted(r for r in references.values() if r not in by_name and r != UNCOMPARED)
     if unknown:
         raise ProceedingsError(f"reference decoder(s) {unknown} are not in this benchmark ({names})")
     if warmup:  # first calls pay for allocation and kernel selection
@@ -206,17 +209,17 @@ def run_benchmark(decoders: Sequence[Decoder], prompts: Sequence[Any], max_new_t
         if checkpoint is not None:
             save_checkpoint(checkpoint, state)
     load = tuple(max(a, b) for a, b in zip(state["load_before"], os.getloadavg()))
-    arms = {name: _arm_stats(name, runs[name], runs[references[name]], references[name]) for name in names}
+    arms = {name: _arm_stats(name, runs[name], runs.get(references[name]), references[name]) for name in names}
     return BenchmarkReport(arms, reference=names[0], repeats=repeats, load_average=load,
                            threads=torch.get_num_threads(), resumed_at=resumed_at)
 
 
 def _arm_stats(name: str, runs: list[list[tuple[DecodeTrace, float]]],
-               reference_runs: list[list[tuple[DecodeTrace, float]]], reference: str) -> ArmStats:
-    """runs[prompt][repeat] = (trace, CPU seconds)."""
+               reference_runs: list[list[tuple[DecodeTrace, float]]] | None, reference: str) -> ArmStats:
+    """runs[prompt][repeat] = (trace, CPU seconds); no reference runs: an UNCOMPARED arm (0 exact prompts)."""
     latencies = sorted(s * 1e3 for per_prompt in runs for trace, _ in per_prompt for s in trace.token_seconds)
     exact = sum(all(t.tokens == r.tokens for (t, _), (r, _) in zip(ours, theirs))
-                for ours, theirs in zip(runs, reference_runs))
+                for ours, theirs in zip(runs, reference_runs or []))
     return ArmStats(
         name=name, tokens=sum(len(per_prompt[0][0].tokens) for per_prompt in runs),
         wall_min_s=sum(min(t.total_seconds for t, _ in p) for p in runs),

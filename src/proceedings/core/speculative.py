@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, Sequence
 
-from proceedings.core.bench import DecodeTrace
+from proceedings.core.bench import DecodeTrace, FunctionDecoder, decoder
 from proceedings.core.errors import ProceedingsError
 
 if TYPE_CHECKING:
@@ -260,3 +260,27 @@ def speculative_decode(target, drafter: Drafter, prompt_ids: Sequence[int], max_
             verified = Verified(tuple(h[:, :accepted + 1] for h in out.hidden_states) if hidden else (),
                                 [*draft.tokens[:accepted], bonus], n, cache)
     return DecodeTrace(tokens, step_s, time.perf_counter() - start, extras=stats.as_extras())
+
+
+def greedy_decoder(target, eos_token_id: int | None, name: str = "ar") -> FunctionDecoder:
+    """Plain greedy decoding of `target` as a benchmark arm: the reference of a lossless comparison."""
+    return decoder(name, lambda prompt, n, seed: autoregressive_decode(target, prompt, n, eos_token_id=eos_token_id))
+
+
+def speculative_decoder(name: str, target, drafter: Drafter, k: int, eos_token_id: int | None) -> FunctionDecoder:
+    """Greedy speculative decoding of `target` with `drafter`, k drafts per round, as a benchmark arm."""
+    return decoder(name, lambda prompt, n, seed: speculative_decode(target, drafter, prompt, n, k,
+                                                                   eos_token_id=eos_token_id))
+
+
+def acceptance_length(traces: Sequence[DecodeTrace]) -> float | None:
+    """tau over the rounds of `traces` (accepted drafts + 1 per round); None for traces of another decoder."""
+    accepted = [a for trace in traces if "accepted" in trace.extras for a in trace.extras["accepted"]]
+    return sum(a + 1 for a in accepted) / len(accepted) if accepted else None
+
+
+def tau_cell(arm) -> str:
+    """A benchmark table cell (`BenchmarkReport.markdown`): an arm's tau over its first repeat, '-' when it
+    does not draft."""
+    tau = acceptance_length(arm.traces)
+    return "-" if tau is None else f"{tau:.2f}"

@@ -271,6 +271,8 @@ def retrofit_command(
     adapter_rank: int = typer.Option(576, help="Rank of each intermediate exit's adapter (0: norms only)."),
     head_epochs: int = typer.Option(0, help="Cross-entropy epochs after the adapters' least-squares start."),
     seed: int = typer.Option(0),
+    out: Optional[Path] = typer.Option(None, help="Also save the retrofitted model here (an N-vium checkpoint "
+                                                  "folder for `nvium bench` and `proceedings bench decoding`)."),
 ) -> None:
     """Train the exits and fit the router of N-vium retrofitted on a frozen pretrained model; held-out bpb
     and decoding speed against the plain model, saved as results/nvium/retrofit.json."""
@@ -282,7 +284,7 @@ def retrofit_command(
                          head_epochs=head_epochs)
     if exits is not None:
         cfg.exits = _exits(exits)
-    result = reproduce_retrofit(cfg, seed=seed)
+    result = reproduce_retrofit(cfg, seed=seed, save_to=out)
     m, b = result.metrics, result.baseline
     console.print(f"bpb {m['bpb']:.4f} vs {b['bpb']:.4f} ({m['bpb_delta']:+.4f}); {m['tokens_per_s']:.1f} vs "
                   f"{b['tokens_per_s']:.1f} tokens/s ({m['speedup']:.2f}x); exits taken {m['sampled_exit_counts']}")

@@ -55,8 +55,9 @@ def bits_per_byte(nats_per_token: float, bytes_per_token: float) -> float:
     return nats_per_token / math.log(2) / bytes_per_token
 
 
-def reproduce_retrofit(cfg: RetrofitConfig = RetrofitConfig(), seed: int = 0) -> Result:
-    """Fit the router, score the mixture on held-out works, benchmark decoding; save retrofit.json."""
+def reproduce_retrofit(cfg: RetrofitConfig = RetrofitConfig(), seed: int = 0, save_to=None) -> Result:
+    """Fit the router, score the mixture on held-out works, benchmark decoding; save retrofit.json (and, with
+    `save_to`, the retrofitted model as an N-vium checkpoint folder there)."""
     from proceedings.core.models import cache_root
 
     seed_everything(seed)
@@ -84,6 +85,8 @@ def reproduce_retrofit(cfg: RetrofitConfig = RetrofitConfig(), seed: int = 0) ->
         within = [lam for lam, (_, _, cost) in sweep.items() if cost <= DEV_TOLERANCE]
         chosen = max(within) if within else min(cfg.lambdas)
         install_gates(model, *sweep[chosen][:2])
+        if save_to is not None:
+            model.save_pretrained(save_to)
         metrics, baseline = _measure(model, corpus, held_out, cfg, seed, bytes_per_token)
     metrics.update(depth_penalty=chosen, dev_bpb_cost={str(lam): cost for lam, (_, _, cost) in sweep.items()},
                    fit_tokens=len(fit), dev_tokens=len(dev), eval_tokens=len(held_out),

@@ -176,7 +176,7 @@ def bench(
 ) -> None:
     """AR, prompt lookup and Orthrus at each B in one run, arms rotated: tokens/s, speed-up, exactness, tau."""
     from proceedings.core.bench import decoder, run_benchmark
-    from proceedings.core.speculative import autoregressive_decode, speculative_decode
+    from proceedings.core.speculative import greedy_decoder, speculative_decoder, tau_cell
     from proceedings.orthrus.baselines import prompt_lookup_decode
     from proceedings.orthrus.consensus import DiffusionDrafter
 
@@ -185,16 +185,13 @@ def bench(
     model = _model(base, view, max(sizes))
     ids = [model.prompt_ids(p) for p in texts]
     eos = model.tokenizer.eos_token_id
-    arms = [decoder("ar", lambda p, n, s: autoregressive_decode(model.base, p, n, eos_token_id=eos)),
+    arms = [greedy_decoder(model.base, eos),
             decoder("prompt-lookup", lambda p, n, s: prompt_lookup_decode(model.base, p, n, max(sizes) - 1, eos))]
     for b in sizes:
         drafter = DiffusionDrafter(model.base, model.view, b)
-        arms.append(decoder(drafter.name, lambda p, n, s, d=drafter, b=b: speculative_decode(model.base, d, p, n, b - 1,
-                                                                                           eos_token_id=eos)))
+        arms.append(speculative_decoder(drafter.name, model.base, drafter, b - 1, eos))
     report = run_benchmark(arms, ids, new_tokens, repeats=repeats, progress=True)
-    tau = lambda a: (f"{sum(x + 1 for t in a.traces for x in t.extras['accepted']) / sum(t.extras['rounds'] for t in a.traces):.2f}"  # noqa: E731
-                     if a.traces and a.traces[0].extras else "-")
-    console.print(report.markdown({"tau": tau}))
+    console.print(report.markdown({"tau": tau_cell}))
 
 
 @app.command(name="audit")

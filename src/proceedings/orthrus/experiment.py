@@ -30,7 +30,7 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir, results_root
 from proceedings.core.runtime import check_scale, load_checkpoint, save_checkpoint, seed_everything
-from proceedings.core.speculative import autoregressive_decode, speculative_decode
+from proceedings.core.speculative import greedy_decoder, speculative_decode
 from proceedings.core.verdict import interval_end
 from proceedings.orthrus.audit import audit, compare
 from proceedings.orthrus.baselines import prompt_lookup_decode
@@ -193,7 +193,7 @@ def _stop_if_terminated(record: TrainRecord, checkpoint) -> None:
 def benchmark(work: Workload, view: DiffusionView, cfg: ExperimentConfig, seed: int) -> BenchmarkReport:
     """AR first (the reference), prompt lookup, Orthrus at B and the smaller B; one run, arms rotated."""
     base, eos = work.base, work.eos
-    arms = [decoder("ar", lambda p, n, s: autoregressive_decode(base, p, n, eos_token_id=eos)),
+    arms = [greedy_decoder(base, eos),
             decoder("prompt-lookup", lambda p, n, s: prompt_lookup_decode(base, p, n, cfg.block_size - 1, eos))]
     for block in (cfg.block_size, cfg.other_block):
         drafter = DiffusionDrafter(base, view, block)

@@ -201,38 +201,25 @@ def bench(drafter: list[Path] = typer.Option([], help="Drafter files to race (re
           max_prompt_chars: int = MAX_CHARS) -> None:
     """Plain greedy, prompt lookup and each drafter at each K on held-out prompts, arms rotated, every arm's
     tokens compared with plain greedy: tokens/s, speed-up, tau."""
-    from proceedings.core.bench import decoder, run_benchmark
+    from proceedings.core.bench import run_benchmark
     from proceedings.core.selfdistill import chat_prompt_ids, sharegpt_prompts
-    from proceedings.core.speculative import autoregressive_decode, speculative_decode
-    from proceedings.peagle.baselines import PromptLookupProposer
+    from proceedings.core.speculative import greedy_decoder, tau_cell
     from proceedings.peagle.checkpoints import load_drafter
-    from proceedings.peagle.proposer import DrafterProposer
+    from proceedings.peagle.proposer import drafting_arms
 
     model, tokenizer = _load_target(target)
     _, held_out = sharegpt_prompts(max_prompt_chars)
     if not 1 <= prompts <= len(held_out):
         raise ProceedingsError(f"--prompts must be between 1 and {len(held_out)} (the held-out split), got {prompts}")
     eos = tokenizer.eos_token_id
-    proposers = [PromptLookupProposer(name="lookup")]
+    drafters = {}
     for path in drafter:
         loaded = load_drafter(path, model)
-        proposers.append(DrafterProposer(loaded, model, name=f"{loaded.cfg.method}:{path.stem}"))
-    arms = [decoder("ar", lambda p, n, s: autoregressive_decode(model, p, n, eos_token_id=eos))]
-    for kk in k:
-        for proposer in proposers:
-            if isinstance(proposer, DrafterProposer):
-                proposer.check_k(kk)
-            arms.append(decoder(f"{proposer.name}-k{kk}", lambda p, n, s, proposer=proposer, kk=kk:
-                                speculative_decode(model, proposer, p, n, kk, eos_token_id=eos)))
+        drafters[f"{loaded.cfg.method}:{path.stem}"] = loaded
+    arms = [greedy_decoder(model, eos), *drafting_arms(model, drafters, k, eos)]
     report = run_benchmark(arms, [chat_prompt_ids(tokenizer, p) for p in held_out[:prompts]], new_tokens,
                            repeats=repeats, progress=True)
-    console.print(report.markdown({"tau": _tau}), markup=False, highlight=False)
-
-
-def _tau(arm) -> str:
-    """Mean acceptance length over every round of the arm's first repeat ('-' for plain decoding)."""
-    accepted = [a for trace in arm.traces if trace.extras for a in trace.extras["accepted"]]
-    return f"{sum(a + 1 for a in accepted) / len(accepted):.2f}" if accepted else "-"
+    console.print(report.markdown({"tau": tau_cell}), markup=False, highlight=False)
 
 
 @app.command()

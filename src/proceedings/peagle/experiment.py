@@ -20,18 +20,17 @@ from pathlib import Path
 
 import torch
 
-from proceedings.core.bench import BenchmarkReport, decoder, measure_forward_costs, run_benchmark
+from proceedings.core.bench import BenchmarkReport, measure_forward_costs, run_benchmark
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir, results_root
 from proceedings.core.runtime import check_scale, seed_everything, stopwatch
-from proceedings.core.speculative import autoregressive_decode, speculative_decode
+from proceedings.core.speculative import greedy_decoder
 from proceedings.core.verdict import interval_end
-from proceedings.peagle.baselines import PromptLookupProposer
 from proceedings.peagle.data import TinyTargetConfig, greedy_continuations, motif_library, pattern_prompts, tiny_target
 from proceedings.peagle.drafter import Drafter, init_drafter
 from proceedings.peagle.elements import attention_area, cod_sample, parallel_elements, partition
-from proceedings.peagle.proposer import DrafterProposer
+from proceedings.peagle.proposer import drafting_arms
 from proceedings.peagle.target import FeatureSequence, draft_vocabulary, in_vocabulary
 from proceedings.peagle.training import TrainConfig, depth_accuracy, parallel_loss, train_drafter
 
@@ -257,16 +256,7 @@ def benchmark(target, drafters: dict[str, Drafter], work: Workload, cfg: Experim
               checkpoint: Path | None = None) -> BenchmarkReport:
     """Plain greedy first (the reference), then prompt lookup and each drafter at each K; one run, arms rotated,
     checkpointed after every prompt when `checkpoint` is given (a stopped run resumes there)."""
-    arms = [decoder("ar", lambda p, n, s: autoregressive_decode(target, p, n, eos_token_id=work.eos))]
-    for k in cfg.ks:
-        lookup = PromptLookupProposer(name=f"lookup-k{k}")
-        arms.append(decoder(lookup.name, lambda p, n, s, lookup=lookup, k=k:
-                            speculative_decode(target, lookup, p, n, k, eos_token_id=work.eos)))
-        for method, drafter in drafters.items():
-            proposer = DrafterProposer(drafter, target, name=f"{method}-k{k}")
-            proposer.check_k(k)
-            arms.append(decoder(proposer.name, lambda p, n, s, proposer=proposer, k=k:
-                                speculative_decode(target, proposer, p, n, k, eos_token_id=work.eos)))
+    arms = [greedy_decoder(target, work.eos), *drafting_arms(target, drafters, cfg.ks, work.eos)]
     return run_benchmark(arms, work.bench_prompts, cfg.new_tokens, seed=seed, repeats=cfg.repeats, progress=True,
                          checkpoint=checkpoint)
 

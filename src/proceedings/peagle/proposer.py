@@ -14,7 +14,9 @@ from __future__ import annotations
 import torch
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.core.speculative import Draft, Verified, draft_probs_in_target_vocab, target_probs
+from proceedings.core.bench import FunctionDecoder
+from proceedings.core.speculative import (Draft, Verified, draft_probs_in_target_vocab, speculative_decoder,
+                                          target_probs)
 from proceedings.peagle.drafter import Drafter, DrafterConfig, chain_mask
 
 
@@ -114,3 +116,20 @@ class DrafterProposer:
         picks = torch.multinomial(probs, 1, generator=self.generator)[:, 0]
         return Draft(d.draft_to_target[picks].tolist(),
                      draft_probs_in_target_vocab(probs, d.draft_to_target, d.cfg.target_vocab))
+
+
+def drafting_arms(target, drafters: dict[str, Drafter], ks, eos_token_id: int | None) -> list[FunctionDecoder]:
+    """Benchmark arms at each K: prompt lookup (`lookup-k<K>`), then each named drafter (`<name>-k<K>`);
+    plain greedy decoding, their reference, is the caller's first arm. A K a P-EAGLE drafter was not
+    trained for is refused before anything runs."""
+    from proceedings.peagle.baselines import PromptLookupProposer
+
+    arms = []
+    for k in ks:
+        arms.append(speculative_decoder(f"lookup-k{k}", target, PromptLookupProposer(name=f"lookup-k{k}"), k,
+                                        eos_token_id))
+        for name, drafter in drafters.items():
+            proposer = DrafterProposer(drafter, target, name=f"{name}-k{k}")
+            proposer.check_k(k)
+            arms.append(speculative_decoder(proposer.name, target, proposer, k, eos_token_id))
+    return arms
