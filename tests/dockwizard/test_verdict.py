@@ -67,3 +67,9 @@ def test_a_paired_interval_needs_five_conditions_two_same_signed_differences_are
     assert paired_bootstrap_ci({c: dockwizard[c] for c in two}, two) is None  # tiny's 2 conditions: no claim
     low, high = paired_bootstrap_ci(dockwizard, function_only)
     assert low == high == 1.0
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=[p.stem for p in RECORDS])
+def test_each_record_notes_the_number_of_conditions_it_held_out_and_evaluated(path):
+    record = json.loads(path.read_text())  # round 9's small record noted the preset's cap (30) for 13 conditions
+    assert record["notes"].startswith(f"{len(record['config']['test_conditions'])} held-out conditions x ")
