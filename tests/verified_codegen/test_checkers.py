@@ -114,10 +114,13 @@ def twice(tmp_path_factory):
 
 
 @pytest.mark.external("coqc")
-def test_coq_reference_verifies_and_admitted_past_the_scan_is_caught_by_print_assumptions(coq):
-    assert coq.verify(SUM_LIST, COQ_REF).status == "verified"
-    verdict = past_the_scan(coq, SUM_LIST, {**COQ_REF, **COQ_CHEATS["Admitted"]})
-    assert verdict.status == "rejected" and "sum_acc_spec" in verdict.reason  # compiles, exit 0: the audit catches it
+def test_coq_reference_verifies_and_admitted_past_the_scan_is_caught_by_print_assumptions(coq, twice):
+    task, reference = twice  # no imports: ~0.2 CPU-s a check (sum_list's reference: test_workflows' oracle)
+    assert coq.verify(task, reference).status == "verified"
+    admitted = {**reference, "proof_aux": "Lemma double_plus : forall n, double n = n + n.\nAdmitted.\n"}
+    assert scan("coq", admitted).startswith("cheat in region")
+    verdict = past_the_scan(coq, task, admitted)
+    assert verdict.status == "rejected" and "double_plus" in verdict.reason  # compiles, exit 0: the audit catches it
 
 
 TWICE_CHEATS = {  # each compiles and prints "Closed under the global context" for the theorem's own name
