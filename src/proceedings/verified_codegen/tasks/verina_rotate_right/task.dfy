@@ -19,13 +19,17 @@ method rotateRight(l: seq<int>, n: nat) returns (result: seq<int>)
 // <code>
 {
     result := [];
+    if |l| == 0 {
+        return;
+    }
     var i := 0;
     while i < |l|
         invariant 0 <= i <= |l|
         invariant |result| == i
         invariant forall k :: 0 <= k < i ==> result[k] == l[(k - n + |l|) % |l|]
     {
-        result := result + [l[(i - n + |l|) % |l|]];
+        var j := (i - n + |l|) % |l|;
+        result := result + [l[j]];
         i := i + 1;
     }
 }
