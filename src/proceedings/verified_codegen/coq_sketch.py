@@ -106,8 +106,8 @@ def accumulator_lemma(fold: Fold, statement: str, idiom: str) -> Lemma:
 
 
 def coq_pool(fold: Fold) -> list[Candidate]:
-    """Every Coq sketch x induction script for a fold task, unranked (3 recursions a combination order, 8
-    accumulators when the combination accumulates: 22 for `x + rest`, 11 for count_pos's `if`)."""
+    """Every Coq sketch x induction script for a fold task, unranked (3 recursions per operand order, and 8
+    accumulators per order when the combination accumulates: 22 for `x + rest`, 11 for count_pos's `if`)."""
     _, args = _names(fold)
     orders = ("spec", "swapped") if swapped(fold) else ("spec",)
     pool = []
