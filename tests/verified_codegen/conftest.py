@@ -28,3 +28,14 @@ def dafny():
     from proceedings.verified_codegen.checkers import get_checker
 
     return get_checker("dafny")
+
+
+@pytest.fixture(scope="session")
+def dafny_served():
+    """One Dafny checker whose checks go to a DafnyServer (started once: Mono's start-up is paid once)."""
+    from proceedings.verified_codegen.checkers import get_checker
+
+    checker = get_checker("dafny", server=True)
+    yield checker
+    if checker.server is not None:
+        checker.server.close()

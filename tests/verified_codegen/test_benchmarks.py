@@ -79,8 +79,15 @@ def test_lean_literals_in_verina_tests_become_json_values():
 def test_every_verina_port_carries_verinas_own_tests():
     upstream = {task.id: task for task in load_verina(VERINA)}
     ports = [task for task in load_tasks() if task.source == "verina"]
-    assert len(ports) >= 10
+    assert len(ports) >= 30
     for port in ports:
         meta = json.loads((port.folder / "task.json").read_text())
         order = [p["param_name"] for p in port.signature["parameters"]]
         assert list(port.tests) == verina_tests(upstream[meta["upstream"]], order), port.id
+
+
+def test_at_least_thirty_verina_basic_tasks_are_ported_with_tests():
+    ports = [task for task in load_tasks() if task.source == "verina"]
+    basic = [task for task in ports if json.loads((task.folder / "task.json").read_text())["upstream"].startswith(
+        "verina_basic_")]
+    assert len(basic) >= 30 and all(task.tests for task in basic)

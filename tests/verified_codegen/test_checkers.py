@@ -114,10 +114,13 @@ def twice(tmp_path_factory):
 
 
 @pytest.mark.external("coqc")
-def test_coq_reference_verifies_and_admitted_past_the_scan_is_caught_by_print_assumptions(coq):
-    assert coq.verify(SUM_LIST, COQ_REF).status == "verified"
-    verdict = past_the_scan(coq, SUM_LIST, {**COQ_REF, **COQ_CHEATS["Admitted"]})
-    assert verdict.status == "rejected" and "sum_acc_spec" in verdict.reason  # compiles, exit 0: the audit catches it
+def test_coq_reference_verifies_and_admitted_past_the_scan_is_caught_by_print_assumptions(coq, twice):
+    task, reference = twice  # no imports: ~0.2 CPU-s a check (sum_list's reference: test_workflows' oracle)
+    assert coq.verify(task, reference).status == "verified"
+    admitted = {**reference, "proof_aux": "Lemma double_plus : forall n, double n = n + n.\nAdmitted.\n"}
+    assert scan("coq", admitted).startswith("cheat in region")
+    verdict = past_the_scan(coq, task, admitted)
+    assert verdict.status == "rejected" and "double_plus" in verdict.reason  # compiles, exit 0: the audit catches it
 
 
 TWICE_CHEATS = {  # each compiles and prints "Closed under the global context" for the theorem's own name
@@ -147,22 +150,19 @@ def test_a_candidate_printing_the_success_line_does_not_fool_the_coq_audit(coq, 
 
 
 @pytest.mark.external("dafny")
-def test_dafny_reference_verifies_and_a_bodyless_lemma_is_refused_by_no_cheating_through_the_server():
+def test_dafny_reference_verifies_and_a_bodyless_lemma_is_refused_by_no_cheating_through_the_server(dafny_served):
     # the fresh-process path: test_benchmarks (binary_search) and test_cli verify through `dafny` itself
     bodyless = {**DAFNY_REF, "proofs": "lemma Anything()\n    ensures false\n",
                 "code": DAFNY_REF["code"].replace("r := 1;", "Anything();\n    r := 1;")}
     assert scan("dafny", bodyless) == ""  # nothing for the scan to see: /noCheating:1 must catch it
-    served = get_checker("dafny", server=True)
-    try:
-        first = served.verify(PROD_SEQ, DAFNY_REF)
-        assert first.status == "verified" and first.cpu_s > 0  # the server's Z3 and Mono, read from /proc
-        verdict = served.verify(PROD_SEQ, bodyless)
-        assert verdict.status == "rejected" and "body" in verdict.reason
-        unproved = {**DAFNY_REF, "code": DAFNY_REF["code"].replace("assert a[..|a|] == a;", "")}
-        assert served.verify(PROD_SEQ, unproved).status == "failed"  # the server says "completed" here too
-        assert served.server_requests == 3 and served.processes == 0
-    finally:
-        served.server.close()
+    requests, processes = dafny_served.server_requests, dafny_served.processes
+    first = dafny_served.verify(PROD_SEQ, DAFNY_REF)
+    assert first.status == "verified" and first.cpu_s > 0  # the server's Z3 and Mono, read from /proc
+    verdict = dafny_served.verify(PROD_SEQ, bodyless)
+    assert verdict.status == "rejected" and "body" in verdict.reason
+    unproved = {**DAFNY_REF, "code": DAFNY_REF["code"].replace("assert a[..|a|] == a;", "")}
+    assert dafny_served.verify(PROD_SEQ, unproved).status == "failed"  # the server says "completed" here too
+    assert dafny_served.server_requests == requests + 3 and dafny_served.processes == processes
 
 
 def test_process_tree_cpu_counts_a_busy_grandchild():

@@ -115,14 +115,14 @@ def test_a_solution_that_reads_the_reference_or_the_tests_scores_zero(cheat, daf
 
 
 @pytest.mark.external("dafny")
-def test_code_that_memorises_the_visible_tests_neither_verifies_nor_agrees_with_the_library(dafny):
+def test_code_that_memorises_the_visible_tests_neither_verifies_nor_agrees_with_the_library(dafny_served):
     """A lookup table of the visible tests' answers (it passes them: the slow validate test runs the
     reference the same way) fails the proof and disagrees with the library on the hidden inputs."""
     task = TASKS["toolz_count"]
     lookup = "{\n" + "".join(f"    if a == {t['input'][0]} {{ return {t['expected']}; }}\n" for t in task.tests) + \
         "    return 0;\n}\n"
-    assert dafny.verify(task, {"code": lookup}).status == "failed"
-    memorised = agreement(task, dafny, {"code": lookup})
+    assert dafny_served.verify(task, {"code": lookup}).status == "failed"
+    memorised = agreement(task, dafny_served, {"code": lookup})  # a fresh compile-and-run process
     assert memorised.inputs == 40 and set(memorised.mismatches) <= set(range(4, 40)) and len(memorised.mismatches) > 20
 
 

@@ -68,3 +68,14 @@ def test_the_committed_records_re_judge_to_their_stored_checks(scale):
         pytest.skip(f"no committed {scale} record yet")
     record = json.loads(path.read_text())
     assert verdict(record["metrics"], record["baseline"]) == record["checks"]
+
+
+def test_the_difficult_subset_is_where_j_s_top_ranked_candidate_fails_and_needs_a_candidate():
+    from proceedings.verified_codegen.experiment import difficult_tasks
+    from proceedings.verified_codegen.workflows import Attempt
+
+    def joint(task, *statuses):
+        return Attempt(task, "dafny", "joint", "sketch", trace=[{"check": "verify", "status": s} for s in statuses])
+
+    attempts = [joint("easy", "verified"), joint("hard", "failed", "verified"), joint("nothing proposed")]
+    assert difficult_tasks(attempts) == {"hard"}

@@ -44,8 +44,9 @@ def test_the_oracle_solves_a_dafny_task_in_every_workflow_with_the_designed_coun
 @pytest.mark.external("coqc")
 def test_sequential_repairs_the_code_once_after_its_proofs_fail(coq):
     first = Candidate("coq", BUGGY)  # fails the tests: never gets a proof
-    second = Candidate("coq", STRUCTURAL)  # passes the tests; its first proof fails, so after m=1 the code changes
-    third = Candidate("coq", STRUCTURAL.replace("x :: t => x + sum_list t", "y :: rest => y + sum_list rest"))
+    # passes the tests; its first proof fails, so after m=1 the code changes
+    second = Candidate("coq", STRUCTURAL.replace("x :: t => x + sum_list t", "y :: rest => y + sum_list rest"))
+    third = Candidate("coq", STRUCTURAL)  # the planfirst test's final file too: one checker run for both
     script = {"code": [first, second, third],
               "proof": [replace(second, proof=WRONG_PROOF), replace(third, proof=INDUCTION)]}
     attempt = solve(SUM_LIST, "sequential", ReplayAgent(script), coq, Settings(proof_rounds=1))

@@ -376,10 +376,12 @@ class DafnyChecker(Checker):
         calls = []
         for number, test in enumerate(task.tests):
             args = ", ".join(dafny_value(v, t) for v, t in zip(test["input"], types))
-            # a test without "expected" (the differential check's hidden tests) prints the result alone
-            want = dafny_value(test["expected"], sig["return_type"]) if "expected" in test else '""'
-            calls.append(f"  var got{number} := {sig['name']}({args});\n"
-                         f"  print \"@@ \", got{number}, \" @@ \", {want}, \"\\n\";\n")
+            # a test without "expected" (the differential check's hidden tests) prints the result alone; the
+            # expected value is typed by a declaration (an empty `[]` alone is underspecified to Dafny)
+            want = (f"var want{number}: {sig['return_type']} := {dafny_value(test['expected'], sig['return_type'])}; "
+                    if "expected" in test else f'var want{number} := ""; ')
+            calls.append(f"  var got{number} := {sig['name']}({args});\n  {want}\n"
+                         f"  print \"@@ \", got{number}, \" @@ \", want{number}, \"\\n\";\n")
         # the whole candidate: code may call its lemmas, which are ghost and not compiled
         return task.assemble("dafny", solution) + "\nmethod Main() {\n" + "".join(calls) + "}\n"
 

@@ -8,6 +8,8 @@ and the combination REC as a template in the peeled element `{x}` and the recurs
 Extra scalar parameters (`method M(a: seq<int>, k: int)`, `function F(s: seq<int>, k: int)`, the
 recursion `F(s[1..], k)`: commit0-mini's `bisect_left(s, k)`) are passed through unchanged; they must
 carry the same names in the method and the function, and not the names the sketches use (s, x, i).
+A Coq task's fold is the `Fixpoint` its theorem `forall l ks, IMPL l ks = F l ks` names; a Coq list
+recursion always peels the front, and its extra parameters must be `Z`.
 Only the protected regions (preamble, spec) are read: never a reference solution.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.verified_codegen.tasks import EDITABLE, Task
 
 
@@ -81,3 +84,41 @@ def dafny_fold(task: Task) -> Fold | None:
                 return None
             return Fold(function, result_type, base.strip(), direction, combine.strip(), name, param, result, extra)
     return None
+
+
+def coq_fold(task: Task) -> Fold | None:
+    """The fold a Coq task's `Theorem T : forall l ks, IMPL l ks = F l ks.` names, or None when not of that shape."""
+    from proceedings.verified_codegen.checkers import theorem_statement
+
+    try:
+        _, statement = theorem_statement(task)
+    except ProceedingsError:
+        return None
+    method = task.signature["name"]
+    found = re.fullmatch(rf"forall\s+([\w\s]+?)\s*,\s*{method}\s+([\w\s]+?)\s*=\s*(\w+)\s+([\w\s]+?)", statement)
+    if not found or found.group(2).split() != found.group(4).split() or not found.group(2).split():
+        return None
+    function, (param, *extra) = found.group(3), found.group(2).split()
+    text = protected_text(task, "coq")
+    body = re.search(rf"Fixpoint\s+{function}\s*\(\s*(\w+)\s*:\s*list\s+Z\s*\)((?:\s*\([\w\s]+:\s*Z\s*\))*)\s*:\s*"
+                     rf"(\w+)\s*:=\s*match\s+\1\s+with\s*\|?\s*\[\s*\]\s*=>\s*(.+?)\s*\|\s*(\w+)\s*::\s*(\w+)\s*=>"
+                     rf"\s*(.+?)\s*end\s*\.", text, re.S)
+    if not body:
+        return None
+    _, extras, result_type, base, x, t, rec = body.groups()
+    names = tuple(n for group in re.findall(r"\(([\w\s]+):", extras) for n in group.split())
+    if len(names) != len(extra) or {"l", "x", "t", "acc", "IH"} & set(extra):
+        return None
+    args = "".join(rf"\s+{n}" for n in names)
+    call = rf"\(\s*{function}\s+{t}{args}\s*\)|\b{function}\s+{t}{args}\b"
+    if not re.search(call, rec):
+        return None
+    combine = re.sub(call, "{rest}", rec)
+    if x != "_":
+        combine = re.sub(rf"\b{x}\b", "{x}", combine)
+    if re.search(rf"\b{t}\b", combine) or re.search(rf"\b{function}\b", combine):
+        return None
+    for old, new in zip(names, extra):  # the theorem's names for the extra parameters
+        combine = re.sub(rf"\b{old}\b", new, combine)
+    return Fold(function, result_type, " ".join(base.split()), "front", " ".join(combine.split()), method, param, "",
+                tuple(extra))

@@ -1,7 +1,8 @@
 """The `sketch` agent: a search-based proposer that can succeed without a capable model (issue 24).
 
 From the task's protected text alone (folds.py: the spec function, its base case, which end it peels,
-its combination) it writes a pool of program sketches x proof idioms, once per backend:
+its combination) it writes a pool of program sketches x proof idioms, once per backend (Coq:
+coq_sketch.py, recursion and accumulator shapes with induction scripts); for Dafny:
 - code shapes: loop up, loop down, and a loop that stops one short (a plausible bug the tests catch);
   the accumulator update in the spec's operand order or swapped;
 - proof idioms: the invariant "accumulator = spec of the processed part" over the prefix a[..i] or the
@@ -32,9 +33,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from proceedings.core.errors import ProceedingsError
+from proceedings.verified_codegen import coq_sketch
 from proceedings.verified_codegen.agents import Agent, Plan
 from proceedings.verified_codegen.candidates import Candidate, Lemma
-from proceedings.verified_codegen.folds import Fold, dafny_fold
+from proceedings.verified_codegen.folds import Fold, coq_fold, dafny_fold
 from proceedings.verified_codegen.ranker import Ranker, SizeRanker
 from proceedings.verified_codegen.relations import RelationSpec, dafny_relation
 from proceedings.verified_codegen.tasks import Task
@@ -163,6 +165,8 @@ def relation_plans(relation: RelationSpec) -> list[Plan]:
 
 
 def _allowed(plan: Plan, candidate: Candidate) -> bool:
+    if candidate.backend == "coq":
+        return coq_sketch.allowed(plan, candidate)
     if "induct" in candidate.features:
         _, seq, direction = plan.approach.split()
         return candidate.features["induct"] == seq and candidate.features["direction"] == direction
@@ -192,16 +196,20 @@ class SketchAgent(Agent):
         self._proofs_for: dict[str, int] = {}
 
     def prepare(self, task: Task, backend: str) -> None:
-        if backend == "dafny":
+        if backend in ("dafny", "coq"):
             self.pool(task, backend)
 
     def pool(self, task: Task, backend: str) -> list[Candidate]:
         key = f"{task.id}/{backend}"
         if key not in self._pools:
-            if backend != "dafny":
-                raise ProceedingsError(f"the sketch agent has no {backend} sketches yet (task '{task.id}')")
-            fold, relation = dafny_fold(task), dafny_relation(task)  # a spec no sketch covers: an empty pool
-            pool = dafny_pool(fold) if fold else relation_pool(relation) if relation else []
+            if backend == "coq":
+                fold = coq_fold(task)  # a spec no sketch covers: an empty pool
+                pool = coq_sketch.coq_pool(fold) if fold else []
+            elif backend == "dafny":
+                fold, relation = dafny_fold(task), dafny_relation(task)
+                pool = dafny_pool(fold) if fold else relation_pool(relation) if relation else []
+            else:
+                raise ProceedingsError(f"the sketch agent has no {backend} sketches (task '{task.id}')")
             self._pools[key] = self.ranker.rank(task, pool) if pool else []
         return self._pools[key]
 
@@ -228,6 +236,9 @@ class SketchAgent(Agent):
         return self._next(f"proof:{code.code_key()}", same)
 
     def plan(self, task, backend, feedback):
+        if backend == "coq":
+            fold = coq_fold(task)
+            return self._next("plan", coq_sketch.coq_plans(fold) if fold else [])
         fold, relation = dafny_fold(task), dafny_relation(task)
         return self._next("plan", dafny_plans(fold) if fold else relation_plans(relation) if relation else [])
 

@@ -1,0 +1,33 @@
+// Following is the block for necessary definitions
+// <preamble>
+// </preamble>
+
+// Following is the block for potential helper specifications
+// <helpers>
+// </helpers>
+
+// Following is the block for proofs of lemmas
+// <proofs>
+// </proofs>
+
+// Following is the block for the main specification
+// <spec>
+method arrayProduct(a: seq<int>, b: seq<int>) returns (result: seq<int>)
+    requires |a| == |b|
+    ensures |result| == |a|
+    ensures forall i :: 0 <= i < |a| ==> a[i] * b[i] == result[i]
+// </spec>
+// <code>
+{
+    result := [];
+    var i := 0;
+    while i < |a|
+        invariant 0 <= i <= |a|
+        invariant |result| == i
+        invariant forall k :: 0 <= k < i ==> a[k] * b[k] == result[k]
+    {
+        result := result + [a[i] * b[i]];
+        i := i + 1;
+    }
+}
+// </code>
