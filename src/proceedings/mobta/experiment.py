@@ -86,7 +86,8 @@ CONFIGS = {
     # at the old embeddings' mean (norm 2.2 of a row norm 3.2): measured, 30 steps at 1e-3 / 5e-3 still gave
     # loss 6.3 and 0 % valid person-days, 40 steps at 1e-3 / 2e-2 loss 3.8 (README). Batch 8 to fit 2 cores;
     # no control (one fine-tune more; the run folder keeps the others if it is added later). 200 steps, chosen on
-    # own-task validity only: bus_S gave 13 % valid trips after 80 steps and 88 % after 160 (round 9 probe).
+    # own-task validity only: bus_S gave 13 % valid trips after 80 steps and 88 % after 160 (round 9 probe). The
+    # 200-step record failed gate 1 (mob_T 57 %, bus_T 71.5 %, mob_S 74.5 %); mob_T alone reached 91 % at 600 steps.
     "small": ExperimentConfig(
         model="smollm2-135m", source="cairns", target="nyc_subway",
         recipe=Recipe(steps=200, batch=8, lr=1e-3, new_row_lr=2e-2, lora_r=8, warmup_steps=8, checkpoint_every=10),
