@@ -8,10 +8,12 @@ information MobTA's τ_bus^T brings)."""
 
 import random
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 
-from proceedings.mobta.experiment import ORACLE_GAP, experiment_config, ideal_learners, load_workload
+from proceedings.mobta.experiment import (CONTROL_TASK, ORACLE_GAP, experiment_config, ideal_learners, length_limits,
+                                         load_workload)
 from proceedings.mobta.metrics import evaluate
 from proceedings.mobta.trajectories import as_person_day
 
@@ -34,3 +36,10 @@ def test_the_target_timetable_places_visits_better_than_the_source_person_days(t
     from_timetable = evaluate(bus, work.real["eval"], work.bins)["location"]
     from_source = evaluate(work.mob_source[:cfg.samples], work.real["eval"], work.bins)["location"]
     assert from_timetable < from_source
+
+
+def test_adding_the_control_task_leaves_the_sampling_limits_of_a_staged_run_as_they_were():
+    sequences = {"bus_S": [[1] * 30], "bus_T": [[1] * 41], "mob_S": [[1] * 12], "mob_T": [[1] * 15]}
+    plain = length_limits(SimpleNamespace(sequences=sequences), margin=8)
+    with_control = length_limits(SimpleNamespace(sequences={**sequences, CONTROL_TASK: [[1] * 60]}), margin=8)
+    assert plain == with_control == {"bus": 48, "mob": 22}

@@ -47,6 +47,7 @@ PAPER_SOURCE = ("spec §1 quoting a public leaderboard snippet of arXiv 2602.130
                 "a JSD, on Shanghai, Wuxi, Singapore); the abstract states no number")
 VALIDITY_GATE, ORACLE_GAP, CLOSURE, VALIDITY = 0.90, 0.5, 0.5, 0.90
 MU = 1.0  # fixed for the verdict; the other μ are reported, never used to choose (issue 22)
+CONTROL_TASK = "mob_T_shifted"  # the behaviour-shift control's fine-tune (target person-days, shifted)
 
 
 @dataclass
@@ -84,10 +85,12 @@ CONFIGS = {
     # SmolLM2-135M + LoRA r=8, Cairns -> NYC subway. The spec's lrs (LoRA 2e-4, rows 1e-3) leave the added rows
     # at the old embeddings' mean (norm 2.2 of a row norm 3.2): measured, 30 steps at 1e-3 / 5e-3 still gave
     # loss 6.3 and 0 % valid person-days, 40 steps at 1e-3 / 2e-2 loss 3.8 (README). Batch 8 to fit 2 cores;
-    # no control (one fine-tune more; the run folder keeps the others if it is added later).
+    # no control (one fine-tune more; the run folder keeps the others if it is added later). 200 steps, chosen on
+    # own-task validity only: bus_S gave 13 % valid trips after 80 steps and 88 % after 160 (round 9 probe). The
+    # 200-step record failed gate 1 (mob_T 57 %, bus_T 71.5 %, mob_S 74.5 %); mob_T alone reached 91 % at 600 steps.
     "small": ExperimentConfig(
         model="smollm2-135m", source="cairns", target="nyc_subway",
-        recipe=Recipe(steps=80, batch=8, lr=1e-3, new_row_lr=2e-2, lora_r=8, warmup_steps=8, checkpoint_every=10),
+        recipe=Recipe(steps=200, batch=8, lr=1e-3, new_row_lr=2e-2, lora_r=8, warmup_steps=8, checkpoint_every=10),
         bus_sequences=1280, mob_days=1280, eval_days=4000, samples=200, sample_batch=100, control=False, resume=True),
     # Full scale: any HF causal LM (--model), GPUs via Accelerate; longer fine-tunes, more samples.
     "paper": ExperimentConfig(
@@ -142,13 +145,16 @@ def encode_tasks(cfg: ExperimentConfig, base: Backbone, work: Workload, seed: in
                       "bus_T": encode(pick.choices(work.target.bus_trips, k=cfg.bus_sequences), "bus"),
                       "mob_S": encode(work.mob_source, "mob"), "mob_T": encode(work.real["train"], "mob")}
     if cfg.control:
-        work.sequences["mob_T_shifted"] = encode(work.real["shifted train"], "mob")
+        work.sequences[CONTROL_TASK] = encode(work.real["shifted train"], "mob")
 
 
 def length_limits(work: Workload, margin: int) -> dict[str, int]:
     """Per tag, the most new tokens a sample may take: the longest training sequence of that tag (either city)
-    plus a margin, so every arm of a tag is sampled alike and a model that never ends is cut, not waited for."""
-    longest = {tag: max(len(s) - 1 for task, seqs in work.sequences.items() if task.startswith(tag) for s in seqs)
+    plus a margin, so every arm of a tag is sampled alike and a model that never ends is cut, not waited for.
+    The control's task does not count: adding the control to a staged run leaves the kept samples' limits as
+    they were."""
+    longest = {tag: max(len(s) - 1 for task, seqs in work.sequences.items()
+                        if task.startswith(tag) and task != CONTROL_TASK for s in seqs)
                for tag in ("bus", "mob")}
     return {tag: n + margin for tag, n in longest.items()}
 
@@ -214,8 +220,8 @@ def arm_vectors(vectors: dict[str, TaskVector], mus: tuple[float, ...]) -> dict[
     arms = {f"mobta_mu{mu:g}": (vectors["bus_T"] + mu * (vectors["mob_S"] - vectors["bus_S"]), "mob") for mu in mus}
     arms.update({"bus_only": (vectors["bus_T"], "bus"), "source_only": (vectors["mob_S"], "mob"),
                  "oracle": (vectors["mob_T"], "mob"), "bus_S": (vectors["bus_S"], "bus")})
-    if "mob_T_shifted" in vectors:
-        arms["oracle_shifted"] = (vectors["mob_T_shifted"], "mob")
+    if CONTROL_TASK in vectors:
+        arms["oracle_shifted"] = (vectors[CONTROL_TASK], "mob")
     return arms
 
 
