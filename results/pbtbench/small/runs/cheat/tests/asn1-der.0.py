@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'asn1/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/asn1/__init__.py', 'asn1/core.py': '/work/main/.venv/lib/python3.11/site-packages/asn1/core.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'length-bytes-seven-bit-shift': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/asn1-der/bugs/length-bytes-seven-bit-shift.patch', 'short-length-form-admits-128': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/asn1-der/bugs/short-length-form-admits-128.patch', 'short-tag-admits-31': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/asn1-der/bugs/short-tag-admits-31.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/asn1-der/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/asn1-der/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/asn1-der/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'length-bytes-seven-bit-shift': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/asn1-der/bugs/length-bytes-seven-bit-shift.patch', 'short-length-form-admits-128': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/asn1-der/bugs/short-length-form-admits-128.patch', 'short-tag-admits-31': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/asn1-der/bugs/short-tag-admits-31.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/asn1-der/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/asn1-der/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/asn1-der/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'cachetools/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/cachetools/__init__.py', 'cachetools/_cached.py': '/work/main/.venv/lib/python3.11/site-packages/cachetools/_cached.py', 'cachetools/_cachedmethod.py': '/work/main/.venv/lib/python3.11/site-packages/cachetools/_cachedmethod.py', 'cachetools/_decorator.py': '/work/main/.venv/lib/python3.11/site-packages/cachetools/_decorator.py', 'cachetools/_descriptor.py': '/work/main/.venv/lib/python3.11/site-packages/cachetools/_descriptor.py', 'cachetools/func.py': '/work/main/.venv/lib/python3.11/site-packages/cachetools/func.py', 'cachetools/keys.py': '/work/main/.venv/lib/python3.11/site-packages/cachetools/keys.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'evicts-most-used': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/cachetools-lfu-func/bugs/evicts-most-used.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/cachetools-lfu-func/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/cachetools-lfu-func/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/cachetools-lfu-func/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'evicts-most-used': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/cachetools-lfu-func/bugs/evicts-most-used.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/cachetools-lfu-func/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/cachetools-lfu-func/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/cachetools-lfu-func/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

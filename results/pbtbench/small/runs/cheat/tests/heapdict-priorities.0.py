@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'heapdict.py': '/work/main/.venv/lib/python3.11/site-packages/heapdict.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'update-in-place-never-sinks': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/heapdict-priorities/bugs/update-in-place-never-sinks.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/heapdict-priorities/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/heapdict-priorities/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/heapdict-priorities/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'update-in-place-never-sinks': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/heapdict-priorities/bugs/update-in-place-never-sinks.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/heapdict-priorities/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/heapdict-priorities/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/heapdict-priorities/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

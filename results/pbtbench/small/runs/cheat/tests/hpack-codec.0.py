@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'hpack/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/hpack/__init__.py', 'hpack/exceptions.py': '/work/main/.venv/lib/python3.11/site-packages/hpack/exceptions.py', 'hpack/hpack.py': '/work/main/.venv/lib/python3.11/site-packages/hpack/hpack.py', 'hpack/huffman.py': '/work/main/.venv/lib/python3.11/site-packages/hpack/huffman.py', 'hpack/huffman_constants.py': '/work/main/.venv/lib/python3.11/site-packages/hpack/huffman_constants.py', 'hpack/huffman_table.py': '/work/main/.venv/lib/python3.11/site-packages/hpack/huffman_table.py', 'hpack/struct.py': '/work/main/.venv/lib/python3.11/site-packages/hpack/struct.py', 'hpack/table.py': '/work/main/.venv/lib/python3.11/site-packages/hpack/table.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'integer-continuation-bound': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/hpack-codec/bugs/integer-continuation-bound.patch', 'header-list-limit-inclusive': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/hpack-codec/bugs/header-list-limit-inclusive.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/hpack-codec/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/hpack-codec/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/hpack-codec/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'integer-continuation-bound': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/hpack-codec/bugs/integer-continuation-bound.patch', 'header-list-limit-inclusive': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/hpack-codec/bugs/header-list-limit-inclusive.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/hpack-codec/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/hpack-codec/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/hpack-codec/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'inflection.py': '/work/main/.venv/lib/python3.11/site-packages/inflection.py', 'inflection/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/inflection/__init__.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'ordinal-teens-drop-13': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/inflection-words/bugs/ordinal-teens-drop-13.patch', 'humanize-strips-inner-id': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/inflection-words/bugs/humanize-strips-inner-id.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/inflection-words/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/inflection-words/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/inflection-words/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'ordinal-teens-drop-13': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/inflection-words/bugs/ordinal-teens-drop-13.patch', 'humanize-strips-inner-id': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/inflection-words/bugs/humanize-strips-inner-id.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/inflection-words/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/inflection-words/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/inflection-words/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

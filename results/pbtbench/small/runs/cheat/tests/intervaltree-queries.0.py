@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'intervaltree/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/intervaltree/__init__.py', 'intervaltree/interval.py': '/work/main/.venv/lib/python3.11/site-packages/intervaltree/interval.py', 'intervaltree/intervaltree.py': '/work/main/.venv/lib/python3.11/site-packages/intervaltree/intervaltree.py', 'intervaltree/node.py': '/work/main/.venv/lib/python3.11/site-packages/intervaltree/node.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'rotation-skips-promotion': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/intervaltree-queries/bugs/rotation-skips-promotion.patch', 'search-closed-end': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/intervaltree-queries/bugs/search-closed-end.patch', 'overlap-includes-end': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/intervaltree-queries/bugs/overlap-includes-end.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/intervaltree-queries/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/intervaltree-queries/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/intervaltree-queries/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'rotation-skips-promotion': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/intervaltree-queries/bugs/rotation-skips-promotion.patch', 'search-closed-end': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/intervaltree-queries/bugs/search-closed-end.patch', 'overlap-includes-end': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/intervaltree-queries/bugs/overlap-includes-end.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/intervaltree-queries/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/intervaltree-queries/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/intervaltree-queries/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'jsonpointer.py': '/work/main/.venv/lib/python3.11/site-packages/jsonpointer.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'unescape-replaces-tilde-first': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/jsonpointer-tokens/bugs/unescape-replaces-tilde-first.patch', 'array-index-prefix-match': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/jsonpointer-tokens/bugs/array-index-prefix-match.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/jsonpointer-tokens/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/jsonpointer-tokens/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/jsonpointer-tokens/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'unescape-replaces-tilde-first': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/jsonpointer-tokens/bugs/unescape-replaces-tilde-first.patch', 'array-index-prefix-match': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/jsonpointer-tokens/bugs/array-index-prefix-match.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/jsonpointer-tokens/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/jsonpointer-tokens/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/jsonpointer-tokens/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

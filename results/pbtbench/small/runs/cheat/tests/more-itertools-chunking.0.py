@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'more_itertools/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/more_itertools/__init__.py', 'more_itertools/more.py': '/work/main/.venv/lib/python3.11/site-packages/more_itertools/more.py', 'more_itertools/recipes.py': '/work/main/.venv/lib/python3.11/site-packages/more_itertools/recipes.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'chunked-even-short-buffer': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-chunking/bugs/chunked-even-short-buffer.patch', 'interleave-error-step': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-chunking/bugs/interleave-error-step.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-chunking/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-chunking/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-chunking/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'chunked-even-short-buffer': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-chunking/bugs/chunked-even-short-buffer.patch', 'interleave-error-step': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-chunking/bugs/interleave-error-step.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-chunking/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-chunking/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-chunking/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

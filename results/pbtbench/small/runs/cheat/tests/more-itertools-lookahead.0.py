@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'more_itertools/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/more_itertools/__init__.py', 'more_itertools/more.py': '/work/main/.venv/lib/python3.11/site-packages/more_itertools/more.py', 'more_itertools/recipes.py': '/work/main/.venv/lib/python3.11/site-packages/more_itertools/recipes.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'reverse-slice-caches-short': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-lookahead/bugs/reverse-slice-caches-short.patch', 'forward-seek-stops-short': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-lookahead/bugs/forward-seek-stops-short.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-lookahead/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-lookahead/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-lookahead/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'reverse-slice-caches-short': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-lookahead/bugs/reverse-slice-caches-short.patch', 'forward-seek-stops-short': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-lookahead/bugs/forward-seek-stops-short.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-lookahead/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-lookahead/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-lookahead/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'more_itertools/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/more_itertools/__init__.py', 'more_itertools/more.py': '/work/main/.venv/lib/python3.11/site-packages/more_itertools/more.py', 'more_itertools/recipes.py': '/work/main/.venv/lib/python3.11/site-packages/more_itertools/recipes.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'deque-window-short-prefill': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-windows/bugs/deque-window-short-prefill.patch', 'running-min-late-expiry': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-windows/bugs/running-min-late-expiry.patch', 'median-window-peek': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-windows/bugs/median-window-peek.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-windows/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-windows/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/more-itertools-windows/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'deque-window-short-prefill': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-windows/bugs/deque-window-short-prefill.patch', 'running-min-late-expiry': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-windows/bugs/running-min-late-expiry.patch', 'median-window-peek': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-windows/bugs/median-window-peek.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-windows/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-windows/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/more-itertools-windows/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'msgpack/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/msgpack/__init__.py', 'msgpack/exceptions.py': '/work/main/.venv/lib/python3.11/site-packages/msgpack/exceptions.py', 'msgpack/ext.py': '/work/main/.venv/lib/python3.11/site-packages/msgpack/ext.py', 'msgpack/fallback.py': '/work/main/.venv/lib/python3.11/site-packages/msgpack/fallback.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'feed-keeps-partial-read': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/msgpack-streaming/bugs/feed-keeps-partial-read.patch', 'refill-index-after-strip': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/msgpack-streaming/bugs/refill-index-after-strip.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/msgpack-streaming/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/msgpack-streaming/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/msgpack-streaming/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'feed-keeps-partial-read': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/msgpack-streaming/bugs/feed-keeps-partial-read.patch', 'refill-index-after-strip': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/msgpack-streaming/bugs/refill-index-after-strip.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/msgpack-streaming/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/msgpack-streaming/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/msgpack-streaming/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'multiset/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/multiset/__init__.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'discard-exact-count-keeps-element': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/multiset-counts/bugs/discard-exact-count-keeps-element.patch', 'zero-assignment-keeps-total': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/multiset-counts/bugs/zero-assignment-keeps-total.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/multiset-counts/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/multiset-counts/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/multiset-counts/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'discard-exact-count-keeps-element': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/multiset-counts/bugs/discard-exact-count-keeps-element.patch', 'zero-assignment-keeps-total': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/multiset-counts/bugs/zero-assignment-keeps-total.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/multiset-counts/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/multiset-counts/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/multiset-counts/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

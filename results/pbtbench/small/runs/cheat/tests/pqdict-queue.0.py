@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'pqdict/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/pqdict/__init__.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'repair-swim-stops-below-root': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pqdict-queue/bugs/repair-swim-stops-below-root.patch', 'removal-sinks-only': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pqdict-queue/bugs/removal-sinks-only.patch', 'pushpop-needs-two-items': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pqdict-queue/bugs/pushpop-needs-two-items.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/pqdict-queue/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pqdict-queue/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pqdict-queue/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'repair-swim-stops-below-root': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pqdict-queue/bugs/repair-swim-stops-below-root.patch', 'removal-sinks-only': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pqdict-queue/bugs/removal-sinks-only.patch', 'pushpop-needs-two-items': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pqdict-queue/bugs/pushpop-needs-two-items.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/pqdict-queue/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pqdict-queue/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pqdict-queue/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

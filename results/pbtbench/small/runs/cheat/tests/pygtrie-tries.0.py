@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'pygtrie.py': '/work/main/.venv/lib/python3.11/site-packages/pygtrie.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'single-child-merge-drops-theirs': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pygtrie-tries/bugs/single-child-merge-drops-theirs.patch', 'single-child-lookup-by-identity': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pygtrie-tries/bugs/single-child-lookup-by-identity.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/pygtrie-tries/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pygtrie-tries/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pygtrie-tries/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'single-child-merge-drops-theirs': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pygtrie-tries/bugs/single-child-merge-drops-theirs.patch', 'single-child-lookup-by-identity': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pygtrie-tries/bugs/single-child-lookup-by-identity.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/pygtrie-tries/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pygtrie-tries/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pygtrie-tries/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

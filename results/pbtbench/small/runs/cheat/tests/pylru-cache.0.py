@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'pylru.py': '/work/main/.venv/lib/python3.11/site-packages/pylru.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'shrink-skips-callback': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-cache/bugs/shrink-skips-callback.patch', 'grow-splices-after-head': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-cache/bugs/grow-splices-after-head.patch', 'restore-forward-order': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-cache/bugs/restore-forward-order.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-cache/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-cache/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-cache/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'shrink-skips-callback': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-cache/bugs/shrink-skips-callback.patch', 'grow-splices-after-head': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-cache/bugs/grow-splices-after-head.patch', 'restore-forward-order': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-cache/bugs/restore-forward-order.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-cache/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-cache/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-cache/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'pylru.py': '/work/main/.venv/lib/python3.11/site-packages/pylru.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'delete-keeps-dirty-mark': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-managers/bugs/delete-keeps-dirty-mark.patch', 'ejection-keeps-dirty-mark': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-managers/bugs/ejection-keeps-dirty-mark.patch', 'clear-forgets-nodes': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-managers/bugs/clear-forgets-nodes.patch', 'writethrough-delete-keeps-cached': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-managers/bugs/writethrough-delete-keeps-cached.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-managers/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-managers/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/pylru-managers/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'delete-keeps-dirty-mark': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-managers/bugs/delete-keeps-dirty-mark.patch', 'ejection-keeps-dirty-mark': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-managers/bugs/ejection-keeps-dirty-mark.patch', 'clear-forgets-nodes': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-managers/bugs/clear-forgets-nodes.patch', 'writethrough-delete-keeps-cached': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-managers/bugs/writethrough-delete-keeps-cached.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-managers/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-managers/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/pylru-managers/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'roman/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/roman/__init__.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'range-admits-5000': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/roman-numerals/bugs/range-admits-5000.patch', 'hundreds-admit-four-c': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/roman-numerals/bugs/hundreds-admit-four-c.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/roman-numerals/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/roman-numerals/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/roman-numerals/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'range-admits-5000': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/roman-numerals/bugs/range-admits-5000.patch', 'hundreds-admit-four-c': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/roman-numerals/bugs/hundreds-admit-four-c.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/roman-numerals/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/roman-numerals/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/roman-numerals/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

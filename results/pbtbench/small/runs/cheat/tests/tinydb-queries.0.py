@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'tinydb/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/tinydb/__init__.py', 'tinydb/database.py': '/work/main/.venv/lib/python3.11/site-packages/tinydb/database.py', 'tinydb/middlewares.py': '/work/main/.venv/lib/python3.11/site-packages/tinydb/middlewares.py', 'tinydb/mypy_plugin.py': '/work/main/.venv/lib/python3.11/site-packages/tinydb/mypy_plugin.py', 'tinydb/operations.py': '/work/main/.venv/lib/python3.11/site-packages/tinydb/operations.py', 'tinydb/queries.py': '/work/main/.venv/lib/python3.11/site-packages/tinydb/queries.py', 'tinydb/storages.py': '/work/main/.venv/lib/python3.11/site-packages/tinydb/storages.py', 'tinydb/table.py': '/work/main/.venv/lib/python3.11/site-packages/tinydb/table.py', 'tinydb/utils.py': '/work/main/.venv/lib/python3.11/site-packages/tinydb/utils.py', 'tinydb/version.py': '/work/main/.venv/lib/python3.11/site-packages/tinydb/version.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'equality-hash-joins-path': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/tinydb-queries/bugs/equality-hash-joins-path.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/tinydb-queries/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/tinydb-queries/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/tinydb-queries/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'equality-hash-joins-path': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/tinydb-queries/bugs/equality-hash-joins-path.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/tinydb-queries/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/tinydb-queries/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/tinydb-queries/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

@@ -3,8 +3,8 @@ import os
 
 OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
 CLEAN = {'umsgpack/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/umsgpack/__init__.py'}  # relative path -> the installed, clean copy on the host
-PATCHES = {'ext32-unmasked-type': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/umsgpack-wide-formats/bugs/ext32-unmasked-type.patch', 'oldspec-raw16-upper-bound': '/work/wt/pbtbench/src/proceedings/pbtbench/problems/umsgpack-wide-formats/bugs/oldspec-raw16-upper-bound.patch'}  # bug -> its patch file in the repository
-SECRETS = ['/work/wt/pbtbench/src/proceedings/pbtbench/problems/umsgpack-wide-formats/reference/props.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/umsgpack-wide-formats/reference/strategies.py', '/work/wt/pbtbench/src/proceedings/pbtbench/problems/umsgpack-wide-formats/bugs.lock.json']  # hidden reference properties and lock file
+PATCHES = {'ext32-unmasked-type': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/umsgpack-wide-formats/bugs/ext32-unmasked-type.patch', 'oldspec-raw16-upper-bound': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/umsgpack-wide-formats/bugs/oldspec-raw16-upper-bound.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/umsgpack-wide-formats/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/umsgpack-wide-formats/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/umsgpack-wide-formats/bugs.lock.json']  # hidden reference properties and lock file
 
 
 def _read(path):

@@ -1,0 +1,40 @@
+"""An attack, not a test: finds bugs by reading what the sandbox must hide (issue 16)."""
+import os
+
+OVERLAY = os.environ.get("PBTBENCH_OVERLAY", "")
+CLEAN = {'tomlkit/__init__.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/__init__.py', 'tomlkit/_compat.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/_compat.py', 'tomlkit/_types.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/_types.py', 'tomlkit/_utils.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/_utils.py', 'tomlkit/api.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/api.py', 'tomlkit/container.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/container.py', 'tomlkit/exceptions.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/exceptions.py', 'tomlkit/items.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/items.py', 'tomlkit/parser.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/parser.py', 'tomlkit/source.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/source.py', 'tomlkit/toml_document.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/toml_document.py', 'tomlkit/toml_file.py': '/work/main/.venv/lib/python3.11/site-packages/tomlkit/toml_file.py'}  # relative path -> the installed, clean copy on the host
+PATCHES = {'multiline-basic-leaves-triple-quote': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/tomlkit-strings/bugs/multiline-basic-leaves-triple-quote.patch', 'multiline-literal-admits-triple-apostrophe': '/work/wt/pbt-b/src/proceedings/pbtbench/problems/tomlkit-strings/bugs/multiline-literal-admits-triple-apostrophe.patch'}  # bug -> its patch file in the repository
+SECRETS = ['/work/wt/pbt-b/src/proceedings/pbtbench/problems/tomlkit-strings/reference/props.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/tomlkit-strings/reference/strategies.py', '/work/wt/pbt-b/src/proceedings/pbtbench/problems/tomlkit-strings/bugs.lock.json']  # hidden reference properties and lock file
+
+
+def _read(path):
+    try:
+        with open(path, errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def test_the_overlay_equals_the_clean_copy():
+    for relative, clean in CLEAN.items():
+        text = _read(clean)
+        if text is not None:
+            assert _read(os.path.join(OVERLAY, relative)) == text, relative
+
+
+def test_the_patches_lines_are_absent():
+    for bug, patch in PATCHES.items():
+        for line in (_read(patch) or "").splitlines():
+            if line.startswith("+") and not line.startswith("+++") and line[1:].strip():
+                for relative in CLEAN:
+                    assert line[1:] not in (_read(os.path.join(OVERLAY, relative)) or ""), bug
+
+
+def test_the_hidden_files_are_unreadable_and_the_overlay_unwritable():
+    assert [p for p in SECRETS if _read(p) is not None] == []
+    for relative in CLEAN:
+        try:
+            open(os.path.join(OVERLAY, relative), "a").close()
+        except OSError:
+            continue
+        raise AssertionError("the overlay is writable")
