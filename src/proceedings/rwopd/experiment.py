@@ -105,7 +105,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     cache = VerdictCache()
 
     machine = machine_subset(cfg.transfer_tasks)
-    stages = Stages(cache_root() / "rwopd" / "runs" / run_key(cfg, scale, seed))
+    stages = Stages(run_folder(scale, seed))
 
     start = stages.run("warm_start", lambda: evaluate_arm(base_student, tokenizer, heldout, cfg, cache, seed,
                                                           record=stages.samples("warm_start")))
@@ -164,10 +164,16 @@ class Stages:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
 
-    def run(self, name: str, compute) -> dict:
+    def finished(self, name: str) -> dict | None:
+        """Stage `name`'s result when it has run, else None."""
         path = self.folder / f"{name}.json"
-        if path.exists():
-            return json.loads(path.read_text())["result"]
+        return json.loads(path.read_text())["result"] if path.exists() else None
+
+    def run(self, name: str, compute) -> dict:
+        done = self.finished(name)
+        if done is not None:
+            return done
+        path = self.folder / f"{name}.json"
         began, cpu0 = time.perf_counter(), time.process_time()
         result = compute()
         timing = {"wall_s": round(time.perf_counter() - began, 1), "cpu_s": round(time.process_time() - cpu0, 1)}
@@ -187,6 +193,11 @@ def run_key(cfg: Config, scale: str, seed: int) -> str:
     """The stage folder of a run: every setting its numbers depend on (a digest of the config)."""
     digest = hashlib.sha256(json.dumps(asdict(cfg), sort_keys=True, default=str).encode()).hexdigest()[:12]
     return f"{scale}-seed{seed}-{digest}"
+
+
+def run_folder(scale: str, seed: int) -> Path:
+    """Where `reproduce` keeps the stages of the `scale` run with `seed` (and the ablations, diagnosis read them)."""
+    return cache_root() / "rwopd" / "runs" / run_key(CONFIGS[scale], scale, seed)
 
 
 def arm_pool(cfg: Config, seed: int) -> list:
