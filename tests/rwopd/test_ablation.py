@@ -66,3 +66,4 @@ def test_the_record_pairs_finished_ablations_with_the_runs_arms_without_loading_
     assert ablation["paired"]["rwopd"]["pass@1"]["mean"] == 1.0 and ablation["paired"]["opd"]["syntax@1"]["mean"] == 1.0
     assert ablation["training"]["generations"] == TrainLog("rwopd").generations
     assert record["compared_with"]["opd"] == {"pass@1": 0.0}
+    assert record["rwopd_vs_opd"]["syntax@1"]["mean"] == 1.0  # RWOPD's DIFFERENT elaborates, OPD's sample does not

@@ -103,6 +103,7 @@ def run_ablations(scale: str, seed: int = 0, names: tuple[str, ...] = tuple(ABLA
     compared = {arm: _rows(folder / f"{arm}_samples.jsonl") for arm in COMPARED_WITH}
     record = {"scale": scale, "seed": seed, "run": folder.name, "arm_config": asdict(cfg.arm),
               "compared_with": {arm: Stages(folder).finished(arm)["eval"] for arm in COMPARED_WITH},
+              "rwopd_vs_opd": comparisons(compared["rwopd"], {"opd": compared["opd"]})["opd"],
               "ablations": {}, "stage_seconds": stages.timings()}
     for name, switches in ABLATIONS.items():
         done = stages.finished(name)
