@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.rwopd.distill import ArmConfig, arm_loss, train_arm
+from proceedings.rwopd.distill import ArmConfig, Switches, arm_loss, train_arm
 from proceedings.rwopd.grammar import generate_pairs
 from proceedings.rwopd.harness import VerdictCache, pass_at_k
 from proceedings.rwopd.policy import require_same_tokenizer, truncated_student
@@ -35,13 +35,15 @@ def test_rwopd_drops_unpassable_rollouts_and_weights_by_normalised_reward(models
     assert torch.allclose(only_half, only_full)
 
 
-def _row_forward_kl(student, teacher, tok, prompt, completion):
+def _row_forward_kl(student, teacher, tok, prompt, completion, reverse=False):
     """Spec §2.2 step 6 for one rollout, computed plainly: prompt + completion + EOS as one row, mean over the
-    completion tokens of KL(pi_T || pi_s) at the student's own prefix."""
+    completion tokens of KL(pi_T || pi_s) (`reverse`: KL(pi_s || pi_T)) at the student's own prefix."""
     head = tok(prompt, add_special_tokens=False)["input_ids"]
     ids = torch.tensor([head + tok(completion, add_special_tokens=False)["input_ids"] + [tok.eos_token_id]])
     t = torch.log_softmax(teacher(input_ids=ids).logits[0, len(head) - 1:-1].float(), -1)
     s = torch.log_softmax(student(input_ids=ids).logits[0, len(head) - 1:-1].float(), -1)
+    if reverse:
+        t, s = s, t
     return (t.exp() * (t - s)).sum(-1).mean()
 
 
@@ -58,6 +60,66 @@ def test_rwopd_loss_is_the_specs_reward_weighted_forward_kl_over_kept_rollouts(m
                    + 2 / 3 * _row_forward_kl(student, teacher, tok, prompts[1], " sig_B |=> sig_C\n")) / 2
     assert used == 2 and loss.item() > 0
     assert torch.allclose(loss, by_hand, atol=1e-5)
+
+
+def test_the_no_filter_ablation_trains_on_every_rollout_with_weight_one(models):
+    """Switches(reward_filter=False): the reward-0 row is kept and every row weighs 1 (spec §2.4 ablation)."""
+    teacher, student, tok = models
+    prompts = [format_prompt("sig_A is high"), format_prompt("sig_B implies sig_C next")]
+    rollouts, rewards = [["sig_A", "sig_B"], ["sig_B |=> sig_C"]], [[1.0, 0.0], [0.5]]
+    with torch.no_grad():
+        loss, used, _ = arm_loss("rwopd", student, teacher, tok, prompts, ["sig_A", "sig_B |=> sig_C"], rollouts,
+                                 rewards, CFG, Switches(reward_filter=False))
+        by_hand = (_row_forward_kl(student, teacher, tok, prompts[0], " sig_A\n")
+                   + _row_forward_kl(student, teacher, tok, prompts[0], " sig_B\n")
+                   + _row_forward_kl(student, teacher, tok, prompts[1], " sig_B |=> sig_C\n")) / 3
+    assert used == 3
+    assert torch.allclose(loss, by_hand, atol=1e-5)
+
+
+def test_the_reverse_kl_ablation_keeps_rwopds_rows_and_weights_and_swaps_the_divergence(models):
+    """Switches(forward_kl=False): the same kept rows and weights 4/3, 2/3 on KL(pi_s || pi_T) by hand."""
+    teacher, student, tok = models
+    torch.manual_seed(0)
+    with torch.no_grad():  # far enough from the teacher that the two divergences differ beyond second order
+        student.lm_head.weight.add_(torch.randn_like(student.lm_head.weight))
+    prompts = [format_prompt("sig_A is high"), format_prompt("sig_B implies sig_C next")]
+    rollouts, rewards = [["sig_A", "sig_B"], ["sig_B |=> sig_C"]], [[1.0, 0.0], [0.5]]
+    with torch.no_grad():
+        loss, used, _ = arm_loss("rwopd", student, teacher, tok, prompts, ["sig_A", "sig_B |=> sig_C"], rollouts,
+                                 rewards, CFG, Switches(forward_kl=False))
+        by_hand = (4 / 3 * _row_forward_kl(student, teacher, tok, prompts[0], " sig_A\n", reverse=True)
+                   + 2 / 3 * _row_forward_kl(student, teacher, tok, prompts[1], " sig_B |=> sig_C\n", reverse=True)) / 2
+        forward, _, _ = arm_loss("rwopd", student, teacher, tok, prompts, ["sig_A", "sig_B |=> sig_C"], rollouts,
+                                 rewards, CFG)
+    assert used == 2
+    assert torch.allclose(loss, by_hand, rtol=1e-4, atol=1e-7) and not torch.allclose(loss, forward, rtol=1e-2, atol=0)
+
+
+def test_the_no_fallback_ablation_draws_no_teacher_samples_and_changes_nothing_else(models, monkeypatch):
+    from proceedings.rwopd import distill
+
+    teacher, student, tok = models
+    # every sample is malformed, so both prompts are stuck: only the fallback switch decides what happens
+    monkeypatch.setattr(distill, "sample", lambda model, tok, prompts, n, *a: [["sig_A |-> ("] * n for _ in prompts])
+    one_step = ArmConfig(**{**CFG.__dict__, "steps": 1})
+    logs = {name: train_arm("rwopd", copy.deepcopy(student), teacher, tok, generate_pairs(4, seed=0), one_step,
+                            VerdictCache(), seed=0, switches=switches)
+            for name, switches in (("rwopd", Switches()), ("no-fallback", Switches(teacher_fallback=False)))}
+    assert logs["rwopd"].teacher_samples == 2 * one_step.fallback_tries and logs["no-fallback"].teacher_samples == 0
+    assert logs["rwopd"].generations == logs["no-fallback"].generations == 4
+
+
+def test_a_checkpoint_refuses_to_resume_as_another_variant(models, tmp_path, monkeypatch):
+    from proceedings.rwopd import distill
+
+    teacher, student, tok = models
+    monkeypatch.setattr(distill, "sample", lambda model, tok, prompts, n, *a: [["sig_A |-> ("] * n for _ in prompts])
+    pool, one_step = generate_pairs(4, seed=0), ArmConfig(**{**CFG.__dict__, "steps": 1})
+    train_arm("rwopd", student, teacher, tok, pool, one_step, VerdictCache(), out_dir=tmp_path)
+    with pytest.raises(ProceedingsError, match="give each variant its own folder"):
+        train_arm("rwopd", student, teacher, tok, pool, CFG, VerdictCache(), out_dir=tmp_path,
+                  switches=Switches(forward_kl=False))
 
 
 def test_forward_kl_is_zero_when_student_equals_teacher(models):

@@ -1,6 +1,8 @@
 """RWOPD's verdict can fail: the baselines' numbers as RWOPD's, and one counterfactual per check."""
 
 import json
+
+import pytest
 from pathlib import Path
 
 from proceedings.core.verdict import audit, with_changes
@@ -40,7 +42,47 @@ def test_the_committed_records_re_judge_to_their_stored_checks():
     assert records, "no committed rwopd record"
     for path in records:
         record = json.loads(path.read_text())
-        assert verdict(record["metrics"], record["baseline"]) == record["checks"], path.name
+        spread = (record.get("seeds") or {}).get("spread", {})
+        intervals = {p: s["ci95"] for p, s in spread.items()} or None
+        assert verdict(record["metrics"], record["baseline"], intervals) == record["checks"], path.name
+
+
+def _seed_runs(rwopd_by_seed, sft_by_seed, seconds=(0.1, 0.2)):
+    from proceedings.core.results import Result
+
+    runs = []
+    for seed, (rw, sft, sec) in enumerate(zip(rwopd_by_seed, sft_by_seed, seconds)):
+        metrics = {**PASSING["metrics"], "pass@1": rw, "pass@1_ci": [rw - 0.05, rw + 0.05],
+                   "pec_fixtures": [{"ok": True, "seconds": sec}]}  # seconds differ: kept per seed when combined
+        baseline = {"sft": {**SFT, "pass@1": sft, "pass@1_ci": [sft - 0.05, sft + 0.05]}, "opd": OPD}
+        runs.append(Result(system="rwopd", scale="small", claim="", metrics=metrics, baseline=baseline,
+                           checks=verdict(metrics, baseline), seed=seed))
+    return runs
+
+
+def test_several_seeds_are_judged_on_their_means_with_intervals_over_seeds():
+    from proceedings.core.seeds import combine
+
+    # each seed alone clears SFT by its task bootstrap, and so do the seeds' means (0.40 vs 0.20) ...
+    steady = combine(_seed_runs((0.395, 0.405), (0.195, 0.205)), verdict)
+    assert all(steady.checks.values()) and all(run["reproduced"] for run in steady.seeds["per_seed"])
+    # ... but a margin that swings between seeds does not: the 2-seed interval of RWOPD's mean reaches the baselines'
+    swinging = combine(_seed_runs((0.36, 0.56), (0.195, 0.205)), verdict)
+    assert all(run["reproduced"] for run in swinging.seeds["per_seed"])
+    assert [rule for rule, holds in swinging.checks.items() if not holds] == [
+        "RWOPD pass@1 > SFT with non-overlapping 95% intervals", "RWOPD pass@1 > OPD with non-overlapping 95% intervals"]
+    assert swinging.metrics["pass@1"] == pytest.approx(0.46)  # the mean
+
+
+def test_a_fixture_that_fails_in_one_seed_fails_the_combined_gate():
+    from proceedings.core.seeds import combine
+
+    runs = _seed_runs((0.395, 0.405), (0.195, 0.205))
+    runs[1].metrics["pec_fixtures"] = [{"ok": False, "seconds": 0.2}]
+    combined = combine(runs, verdict)
+    assert combined.metrics["pec_fixtures"] == {"per_seed": [[{"ok": True, "seconds": 0.1}], [{"ok": False, "seconds": 0.2}]]}
+    assert [rule for rule, holds in combined.checks.items() if not holds] == [
+        "gate: every PEC fixture verdict matches its documented answer"]
 
 
 def test_a_teacher_and_warm_start_both_at_zero_fail_the_teacher_gate():

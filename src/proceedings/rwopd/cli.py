@@ -281,14 +281,13 @@ def diagnose(
     out: Optional[Path] = typer.Option(None, help="Write the diagnosis as JSON here."),
 ) -> None:
     """What each arm of a `reproduce` run writes: syntax-error kinds, temporal answers, entropy on references."""
-    from proceedings.core.models import cache_root
     from proceedings.core.runtime import check_scale, set_threads
     from proceedings.rwopd.diagnose import arm_entropies, stage_samples
-    from proceedings.rwopd.experiment import CONFIGS, heldout_tasks, run_key
+    from proceedings.rwopd.experiment import CONFIGS, heldout_tasks, run_folder
 
     set_threads()
     cfg = CONFIGS[check_scale(scale)]
-    folder = cache_root() / "rwopd" / "runs" / run_key(cfg, scale, seed)
+    folder = run_folder(scale, seed)
     if not folder.is_dir():
         raise ProceedingsError(f"no {scale} run with seed {seed} under {folder.parent}; run `proceedings reproduce "
                                f"rwopd --scale {scale}` first")
@@ -302,3 +301,32 @@ def diagnose(
     console.print_json(json.dumps(report))
     if out:
         out.write_text(json.dumps(report, indent=2) + "\n")
+
+
+@app.command()
+def ablate(
+    scale: str = typer.Option("small", help="The preset whose `reproduce` run to ablate (tiny|small|paper)."),
+    seed: int = typer.Option(0),
+    only: Optional[str] = typer.Option(None, help="Comma-separated ablations to run now (default: all): "
+                                                   "no-filter, reverse-kl, no-fallback."),
+) -> None:
+    """The spec's RWOPD ablations, each paired task by task with the run's RWOPD and OPD; resumable
+    stages; writes results/rwopd/<scale>/ablations.json (every ablation finished so far)."""
+    from proceedings.core.results import artifact_dir
+    from proceedings.core.runtime import atomic_write_text, check_scale, set_threads
+    from proceedings.rwopd.ablation import ABLATIONS, run_ablations
+
+    set_threads()
+    names = tuple(n.strip() for n in only.split(",")) if only else tuple(ABLATIONS)
+    began, cpu0 = time.perf_counter(), time.process_time()
+    record = run_ablations(check_scale(scale), seed, names, progress=True)
+    record["this_call"] = {"wall_s": round(time.perf_counter() - began, 1),
+                           "cpu_s": round(time.process_time() - cpu0, 1)}
+    path = artifact_dir("rwopd", scale) / ("ablations.json" if seed == 0 else f"ablations-seed{seed}.json")
+    atomic_write_text(path, json.dumps(record, indent=2) + "\n")
+    for name, ablation in record["ablations"].items():
+        paired = ablation["paired"]
+        console.print(f"{name}: pass@1 {ablation['eval']['pass@1']:.3f}, syntax@1 {ablation['eval']['syntax@1']:.3f}; "
+                      + "; ".join(f"vs {arm} {p['pass@1']['mean']:+.3f} [{p['pass@1']['ci95'][0]:+.3f}, "
+                                  f"{p['pass@1']['ci95'][1]:+.3f}]" for arm, p in paired.items()))
+    console.print(f"written to {path}")

@@ -10,6 +10,8 @@ issue's equal-generation budget); what differs is the loss:
              (paper abstract; spec §2.2 step 6: dense teacher supervision on verifier-passable
              student prefixes); a prompt with no passable rollout gets one passing teacher
              rollout when the teacher finds one (spec §2.2 step 4, `fallback_teacher`).
+RWOPD's three design choices — the reward filter, the forward KL, the teacher fallback — are
+`Switches`; the spec's ablations (§2.4) train the `rwopd` arm with one of them off.
 Training checkpoints atomically every `checkpoint_every` steps (model, optimiser, RNG, log) and
 resumes from the last checkpoint.
 """
@@ -46,6 +48,25 @@ class ArmConfig:
     checkpoint_every: int = 10
     fallback_teacher: bool = True  # rwopd: a prompt without a passable rollout gets a passing teacher rollout
     fallback_tries: int = 4  # teacher samples tried per such prompt (spec §2.2 step 4: bounded retries)
+
+
+@dataclass(frozen=True)
+class Switches:
+    """Which of RWOPD's design choices the `rwopd` arm uses (all on: the method; spec §2.4 ablations).
+
+    - `reward_filter`: train only on rollouts with reward >= r_min, weighted by normalised reward; off:
+      every rollout with weight 1 (the weights r / mean r would zero exactly the rows the filter drops,
+      so without the filter they are dropped too: forward-KL on-policy distillation, no verifier);
+    - `forward_kl`: KL(pi_T || pi_s), mass-covering; off: reverse KL(pi_s || pi_T), OPD's mode-seeking one;
+    - `teacher_fallback`: the passing teacher rollout for a prompt with none (when `ArmConfig.fallback_teacher`).
+    """
+
+    reward_filter: bool = True
+    forward_kl: bool = True
+    teacher_fallback: bool = True
+
+
+RWOPD = Switches()
 
 
 @dataclass
@@ -97,8 +118,10 @@ def kl_per_row(student, teacher, batch, reverse: bool):
     return _mean_per_row(kl, rows, batch.size)
 
 
-def arm_loss(method, student, teacher, tokenizer, prompts, references, rollouts, rewards, cfg: ArmConfig):
-    """(loss or None when nothing is kept, number of sequences used, tokens trained on)."""
+def arm_loss(method, student, teacher, tokenizer, prompts, references, rollouts, rewards, cfg: ArmConfig,
+             switches: Switches = RWOPD):
+    """(loss or None when nothing is kept, number of sequences used, tokens trained on); `switches`
+    apply to the `rwopd` arm only."""
     import torch
 
     if method == "sft":
@@ -108,7 +131,7 @@ def arm_loss(method, student, teacher, tokenizer, prompts, references, rollouts,
     owner = [p for p, outs in enumerate(rollouts) for _ in outs]
     flat_outs = [" " + o.strip() + "\n" for outs in rollouts for o in outs]
     flat_rewards = [r for rs in rewards for r in rs]
-    if method == "opd":
+    if method == "opd" or (method == "rwopd" and not switches.reward_filter):
         keep = list(range(len(flat_outs)))
     else:
         keep = [i for i, r in enumerate(flat_rewards) if r >= cfg.r_min]
@@ -120,15 +143,19 @@ def arm_loss(method, student, teacher, tokenizer, prompts, references, rollouts,
         return cross_entropy(student, batch).mean(), batch.size, batch.tokens()
     if method == "opd":
         return kl_per_row(student, teacher, batch, reverse=True).mean(), batch.size, batch.tokens()
+    per_row = kl_per_row(student, teacher, batch, reverse=not switches.forward_kl)
+    if not switches.reward_filter:
+        return per_row.mean(), batch.size, batch.tokens()
     kept_rewards = torch.tensor([flat_rewards[i] for i in keep], device=student.device)
     weights = (kept_rewards / kept_rewards.mean()).clamp(0.0, cfg.w_max)
-    per_row = kl_per_row(student, teacher, batch, reverse=False)
     return (weights * per_row).mean(), batch.size, batch.tokens()
 
 
 def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, cache: VerdictCache,
-              seed: int = 0, out_dir: Path | None = None, progress: bool = False) -> TrainLog:
-    """Train `student` in place with one arm; resumes from `out_dir/state.pt` when present."""
+              seed: int = 0, out_dir: Path | None = None, progress: bool = False,
+              switches: Switches = RWOPD) -> TrainLog:
+    """Train `student` in place with one arm (`switches`: which of RWOPD's choices the `rwopd` arm
+    uses); resumes from `out_dir/state.pt` when present."""
     import torch
     from proceedings.core.progress import progress_bar
 
@@ -144,6 +171,9 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
     else:
         student.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
+        if state.get("switches", asdict(RWOPD)) != asdict(switches):
+            raise ProceedingsError(f"{state_path} was trained with switches {state.get('switches', asdict(RWOPD))}, "
+                                   f"not {asdict(switches)}; give each variant its own folder")
         restore_rng_state(state["rng"])
         train_log, start = TrainLog(**state["log"]), state["step"]
         log.info("%s: resumed at step %d", method, start)
@@ -159,13 +189,13 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
         flat = [r for rs in rewards for r in rs]
         train_log.equivalent.append(sum(r == 1.0 for r in flat))
         train_log.implied.append(sum(0.0 < r < 1.0 for r in flat))
-        if method == "rwopd" and cfg.fallback_teacher:
+        if method == "rwopd" and cfg.fallback_teacher and switches.teacher_fallback:
             added, tried = teacher_fallback(teacher, tokenizer, batch, prompts, rollouts, rewards, cfg, cache)
             train_log.teacher_fallbacks += added
             train_log.teacher_samples += tried
         student.train()
         loss, kept, tokens = arm_loss(method, student, teacher, tokenizer, prompts, [t.sva for t in batch],
-                                      rollouts, rewards, cfg)
+                                      rollouts, rewards, cfg, switches)
         if loss is not None:
             optimizer.zero_grad()
             loss.backward()
@@ -179,7 +209,7 @@ def train_arm(method: str, student, teacher, tokenizer, pool, cfg: ArmConfig, ca
         if state_path and ((step + 1) % cfg.checkpoint_every == 0 or step + 1 == cfg.steps):
             save_checkpoint(state_path, {"model": student.state_dict(), "optimizer": optimizer.state_dict(),
                                          "rng": rng_state(), "log": asdict(train_log), "step": step + 1,
-                                         "config": asdict(cfg)})
+                                         "config": asdict(cfg), "switches": asdict(switches)})
     student.eval()
     return train_log
 

@@ -5,7 +5,8 @@ documented equivalences and pays nothing to degenerate rollouts; (2) generated N
 teacher (one epoch) and warm-start a full-depth student (cached, timed apart), gated on the warm
 start already passing sometimes and the teacher knowing clearly more; (3) four arms continue the same student with the same number of
 student generations; (4) each arm is scored with the PEC on the held-out generated split:
-pass@1 with bootstrap intervals, per temporal category. `reproduced` is computed from these numbers.
+pass@1 with bootstrap intervals over tasks (over seeds when several are combined), per temporal category.
+`reproduced` is computed from these numbers.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     cache = VerdictCache()
 
     machine = machine_subset(cfg.transfer_tasks)
-    stages = Stages(cache_root() / "rwopd" / "runs" / run_key(cfg, scale, seed))
+    stages = Stages(run_folder(scale, seed))
 
     start = stages.run("warm_start", lambda: evaluate_arm(base_student, tokenizer, heldout, cfg, cache, seed,
                                                           record=stages.samples("warm_start")))
@@ -164,10 +165,16 @@ class Stages:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
 
-    def run(self, name: str, compute) -> dict:
+    def finished(self, name: str) -> dict | None:
+        """Stage `name`'s result when it has run, else None."""
         path = self.folder / f"{name}.json"
-        if path.exists():
-            return json.loads(path.read_text())["result"]
+        return json.loads(path.read_text())["result"] if path.exists() else None
+
+    def run(self, name: str, compute) -> dict:
+        done = self.finished(name)
+        if done is not None:
+            return done
+        path = self.folder / f"{name}.json"
         began, cpu0 = time.perf_counter(), time.process_time()
         result = compute()
         timing = {"wall_s": round(time.perf_counter() - began, 1), "cpu_s": round(time.process_time() - cpu0, 1)}
@@ -187,6 +194,11 @@ def run_key(cfg: Config, scale: str, seed: int) -> str:
     """The stage folder of a run: every setting its numbers depend on (a digest of the config)."""
     digest = hashlib.sha256(json.dumps(asdict(cfg), sort_keys=True, default=str).encode()).hexdigest()[:12]
     return f"{scale}-seed{seed}-{digest}"
+
+
+def run_folder(scale: str, seed: int) -> Path:
+    """Where `reproduce` keeps the stages of the `scale` run with `seed` (and the ablations, diagnosis read them)."""
+    return cache_root() / "rwopd" / "runs" / run_key(CONFIGS[scale], scale, seed)
 
 
 def arm_pool(cfg: Config, seed: int) -> list:
@@ -234,18 +246,34 @@ def gate_checks(warm: float, teacher: float) -> dict[str, bool]:
                 teacher > 0 and teacher >= GATE_TEACHER_RATIO * warm}
 
 
+def seed_values(value) -> list:
+    """Each seed's value: a combined record keeps a value the seeds disagree on as {"per_seed": [...]}."""
+    return value["per_seed"] if isinstance(value, dict) and "per_seed" in value else [value]
+
+
+def pass_interval(metrics: dict, path: str, intervals: dict | None) -> tuple[float, float]:
+    """pass@1's 95 % interval: over seeds (Student-t of the mean, `intervals`) when the record has several,
+    else the bootstrap over tasks of the one run."""
+    if intervals and f"{path}.pass@1" in intervals:
+        return tuple(intervals[f"{path}.pass@1"])
+    return tuple(metrics["pass@1_ci"])
+
+
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
     """Gate first (a sound, unexploitable checker; a student that can learn; a teacher worth
-    distilling), then RWOPD beating both baselines, most on temporal properties."""
+    distilling), then RWOPD beating both baselines, most on temporal properties. With several seeds
+    the numbers are means and the margins use the intervals over seeds."""
     sft, opd = baseline["sft"], baseline["opd"]
     warm, teacher = metrics["warm_start"]["pass@1"], metrics["teacher"]["pass@1"]
     gain = gains(metrics, sft, opd)
+    rwopd_low = pass_interval(metrics, "metrics", intervals)[0]
     return {
-        "gate: every PEC fixture verdict matches its documented answer": all(r["ok"] for r in metrics["pec_fixtures"]),
+        "gate: every PEC fixture verdict matches its documented answer":
+            all(r["ok"] for rows in seed_values(metrics["pec_fixtures"]) for r in rows),
         "gate: no degenerate rollout earned reward": metrics["degenerate_reward"] == 0,
         **{f"gate: {name}": holds for name, holds in gate_checks(warm, teacher).items()},
-        "RWOPD pass@1 > SFT with non-overlapping 95% bootstrap intervals": metrics["pass@1_ci"][0] > sft["pass@1_ci"][1],
-        "RWOPD pass@1 > OPD with non-overlapping 95% bootstrap intervals": metrics["pass@1_ci"][0] > opd["pass@1_ci"][1],
+        "RWOPD pass@1 > SFT with non-overlapping 95% intervals": rwopd_low > pass_interval(sft, "baseline.sft", intervals)[1],
+        "RWOPD pass@1 > OPD with non-overlapping 95% intervals": rwopd_low > pass_interval(opd, "baseline.opd", intervals)[1],
         "RWOPD's gain is largest in a temporal category (bounded or unbounded)":
             max(gain["bounded"], gain["unbounded"]) > max(gain["combinational"], 0.0),
     }
