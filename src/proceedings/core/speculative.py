@@ -273,14 +273,8 @@ def speculative_decoder(name: str, target, drafter: Drafter, k: int, eos_token_i
                                                                    eos_token_id=eos_token_id))
 
 
-def acceptance_length(traces: Sequence[DecodeTrace]) -> float | None:
-    """tau over the rounds of `traces` (accepted drafts + 1 per round); None for traces of another decoder."""
-    accepted = [a for trace in traces if "accepted" in trace.extras for a in trace.extras["accepted"]]
-    return sum(a + 1 for a in accepted) / len(accepted) if accepted else None
-
-
 def tau_cell(arm) -> str:
-    """A benchmark table cell (`BenchmarkReport.markdown`): an arm's tau over its first repeat, '-' when it
-    does not draft."""
-    tau = acceptance_length(arm.traces)
-    return "-" if tau is None else f"{tau:.2f}"
+    """A benchmark table cell (`BenchmarkReport.markdown`): an arm's tau over the rounds of its first repeat
+    (accepted drafts + 1 per round), '-' when it does not draft."""
+    accepted = [a for trace in arm.traces if "accepted" in trace.extras for a in trace.extras["accepted"]]
+    return f"{sum(a + 1 for a in accepted) / len(accepted):.2f}" if accepted else "-"

@@ -167,19 +167,21 @@ class Stages:
 
     def finished(self, name: str) -> dict | None:
         """Stage `name`'s result when it has run, else None."""
-        path = self.folder / f"{name}.json"
+        path = self._record(name)
         return json.loads(path.read_text())["result"] if path.exists() else None
 
     def run(self, name: str, compute) -> dict:
         done = self.finished(name)
         if done is not None:
             return done
-        path = self.folder / f"{name}.json"
         began, cpu0 = time.perf_counter(), time.process_time()
         result = compute()
         timing = {"wall_s": round(time.perf_counter() - began, 1), "cpu_s": round(time.process_time() - cpu0, 1)}
-        atomic_write_text(path, json.dumps({"result": result, **timing}, indent=1))
+        atomic_write_text(self._record(name), json.dumps({"result": result, **timing}, indent=1))
         return result
+
+    def _record(self, name: str) -> Path:
+        return self.folder / f"{name}.json"
 
     def samples(self, name: str) -> Path:
         """Where stage `name` writes its held-out samples and verdicts (JSONL)."""
