@@ -217,7 +217,7 @@ def sample(ckpt: Path = typer.Option(...), layouts: Path = typer.Option(..., hel
     data = layouts_from_records(layouts, meta["size"], text_encoder(meta["encoder"]), bbox_format)
     images = draw_samples(model, data, steps, guidance, seed)
     out.mkdir(parents=True, exist_ok=True)
-    for record, image in zip(read_records(layouts), images):
+    for record, image in zip(read_records(layouts, bbox_format), images):
         pixels = ((image.permute(1, 2, 0).numpy() + 1) * 127.5).round().clip(0, 255).astype(np.uint8)
         Image.fromarray(pixels).save(out / f"{record['image_id']}.png")
     console.print(f"{len(images)} images -> {out}")
