@@ -63,12 +63,13 @@ class ExperimentConfig:
 
 
 CONFIGS = {
-    # issue 28 tiny: 256 images per profile at 16x16, ~150 steps, bag-of-words encoder.
+    # issue 28 tiny: 256 images per profile at 16x16, ~150 steps, bag-of-words encoder; E1 annotates at small's
+    # 128 canvas (the noise model's 1-px mask error is a fixed number of pixels; README).
     "tiny": ExperimentConfig(train_images=256, train_size=16, bench_layouts=64, convergence_layouts=32,
                              stats_images=100, annotate_images=24, probe_images=128, encoder="bow",
                              model=ModelConfig(0, (16, 32, 64)),
                              train=TrainConfig(steps=150, batch=32, lr=1e-3, ema=0.99, checkpoint_every=50),
-                             probe_steps=200, sample_steps=8),
+                             probe_steps=200, sample_steps=8, annotate_canvas=128),
     # 64x64 canvas, 32x32 training, MiniLM captions, spec §5's channels 24-48-96. Sized to the CPU measured
     # here (0.83 CPU-s per step at batch 32, 0.014 CPU-s per sample per Euler step): three arms of 400 steps (the
     # third is the dense-layouts, short-captions ablation); annotate at a 128 canvas, where a 1-px mask error is half
