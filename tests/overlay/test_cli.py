@@ -106,3 +106,18 @@ def test_train_l2i_resumes_from_its_checkpoint_and_sample_writes_one_image_per_l
                                  "--out", str(out), "--steps", "2"])
     assert result.exit_code == 0, result.output
     assert len(list(out.glob("*.png"))) == 6
+
+
+@pytest.mark.parametrize("args, message", [
+    (["synth", "--profile", "crowded", "--n", "2", "--encoder", "bow"], "unknown profile 'crowded'"),
+    (["train-l2i", "--steps", "1", "--channels", "8,x"], "--channels '8,x': give three comma-separated multiples of 8"),
+    (["train-l2i", "--steps", "1", "--channels", "8,16"], "--channels '8,16'"),
+    (["train-l2i", "--steps", "1", "--size", "18"], "--size 18: the UNet halves it twice"),
+])
+def test_bad_options_stop_in_one_line_naming_the_option(dense_dir, tmp_path, args, message):
+    from proceedings.core.errors import ProceedingsError
+
+    where = ["--out", str(tmp_path / "out")] + (["--data", str(dense_dir / "annotations.jsonl")] if args[0] == "train-l2i" else [])
+    result = runner.invoke(app, [*args, *where])
+    assert isinstance(result.exception, ProceedingsError) and message in str(result.exception)
+    assert "\n" not in str(result.exception) and not (tmp_path / "out").exists()

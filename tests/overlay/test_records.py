@@ -83,3 +83,21 @@ def test_duplicate_ids_and_wrong_size_masks_are_refused(records):
     wrong = {**record, "width": 64, "height": 64}
     with pytest.raises(ProceedingsError, match=r"object 0: mask_visible is 32x32, the image 64x64"):
         check_objects(wrong)
+
+
+@pytest.mark.parametrize("line, message", [
+    ("{}", r"bad\.jsonl:2 is not an OverLay\+\+ record"),
+    ("[1, 2]", r"bad\.jsonl:2 is not an OverLay\+\+ record"),
+    ('{"image_id": "x", "width": 32, "height": 32, "objects": [{"id": 0}]}', "objects with id and bbox"),
+    ('{"image_id": "x", "width": 32, "height": 32, "objects": [{"id": 0, "bbox": [9, 9, 2, 2]}]}', "xywh"),
+])
+def test_a_line_that_is_not_a_valid_record_stops_reading_in_one_line(records, tmp_path, line, message):
+    import json
+
+    from proceedings.overlay.records import read_records
+
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(records[0]) + "\n" + line + "\n")
+    with pytest.raises(ProceedingsError, match=message) as err:
+        read_records(path)
+    assert "\n" not in str(err.value)

@@ -75,3 +75,12 @@ def test_the_committed_records_re_judge_to_their_stored_checks(scale):
     record = json.loads(path.read_text())
     intervals = {path: spread["ci95"] for path, spread in (record.get("seeds") or {}).get("spread", {}).items()}
     assert verdict(record["metrics"], record["baseline"], intervals or None) == record["checks"]
+
+
+def test_the_ablation_splits_the_sparse_bench_gap_into_a_layouts_part_and_a_captions_part():
+    from proceedings.overlay.experiment import sparse_bench_gap_parts
+
+    parts = sparse_bench_gap_parts({"sr_e_sparse_bench": 0.86}, {"sr_e_sparse_bench": 0.99}, {"sr_e_sparse_bench": 0.98})
+    assert parts["sr_e_sparse_bench_density_gap"] == pytest.approx(-0.01)
+    assert parts["sr_e_sparse_bench_caption_gap"] == pytest.approx(-0.12)
+    assert sum(parts.values()) == pytest.approx(0.86 - 0.99)

@@ -161,15 +161,26 @@ def train_l2i(data: Path = typer.Option(..., help="annotations.jsonl of a synth 
     from proceedings.overlay.text_encoder import text_encoder
 
     set_threads()
+    model_channels = _channels(channels)
+    if size < 8 or size % 4:
+        raise ProceedingsError(f"--size {size}: the UNet halves it twice, so give a multiple of 4, at least 8")
     if out.exists() and not resume:
         raise ProceedingsError(f"'{out}' exists; pass --resume to continue it or choose another --out")
     enc = text_encoder(encoder)
     layouts = layouts_from_records(data, size, enc, bbox_format)
-    model_config = ModelConfig(enc.dim, tuple(int(c) for c in channels.split(",")))
+    model_config = ModelConfig(enc.dim, model_channels)
     _, log = train(layouts, model_config, TrainConfig(steps=steps, batch=batch, lr=lr, seed=seed, checkpoint_every=50), out)
     atomic_write_text(out.with_suffix(".json"), json.dumps({"model": {"text_dim": enc.dim, "channels": model_config.channels},
                                                             "encoder": encoder, "size": size}))
     console.print(f"step {len(log.losses)}: loss {log.losses[-1]:.4f} ({log.wall_s:.1f} s, {log.cpu_s:.1f} CPU-s) -> {out}")
+
+
+def _channels(text: str) -> tuple[int, int, int]:
+    """--channels '24,48,96': three widths, each a positive multiple of 8 (the UNet's group norms)."""
+    parts = text.split(",")
+    if len(parts) != 3 or not all(p.strip().isdigit() and int(p) > 0 and int(p) % 8 == 0 for p in parts):
+        raise ProceedingsError(f"--channels '{text}': give three comma-separated multiples of 8, e.g. 24,48,96")
+    return tuple(int(p) for p in parts)
 
 
 def _load_model(ckpt: Path):
@@ -206,7 +217,7 @@ def sample(ckpt: Path = typer.Option(...), layouts: Path = typer.Option(..., hel
     data = layouts_from_records(layouts, meta["size"], text_encoder(meta["encoder"]), bbox_format)
     images = draw_samples(model, data, steps, guidance, seed)
     out.mkdir(parents=True, exist_ok=True)
-    for record, image in zip(read_records(layouts), images):
+    for record, image in zip(read_records(layouts, bbox_format), images):
         pixels = ((image.permute(1, 2, 0).numpy() + 1) * 127.5).round().clip(0, 255).astype(np.uint8)
         Image.fromarray(pixels).save(out / f"{record['image_id']}.png")
     console.print(f"{len(images)} images -> {out}")

@@ -1,8 +1,8 @@
 """Training tensors from record files on disk (the `train-l2i` and `sample` verbs).
 
-Images are read beside the JSONL, resized to the training resolution, and every record's boxes and
-masks are checked first (validate.py), so bad input stops with one line before training starts.
-Unreadable images are skipped and counted.
+Images are read beside the JSONL, resized to the training resolution, and every record's fields, boxes
+and masks are checked first (validate.py, by read_records), so bad input stops with one line before
+training starts. Unreadable images are skipped and counted.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import torch
 from proceedings.core.errors import ProceedingsError
 from proceedings.overlay.flow import LayoutSet
 from proceedings.overlay.records import read_records
-from proceedings.overlay.validate import check_boxes, check_objects
+from proceedings.overlay.validate import check_boxes
 
 MAX_OBJECTS = 16
 log = logging.getLogger(__name__)
@@ -26,11 +26,10 @@ def layouts_from_records(path: Path | str, size: int, encoder, bbox_format: str 
     from PIL import Image
 
     path = Path(path)
-    records = read_records(path)
+    records = read_records(path, bbox_format)  # checked: fields, ids, masks, boxes
     root = path.parent if path.is_file() else path
     images, text, boxes, present, skipped = [], [], [], [], 0
     for record in records:
-        check_objects(record)
         xyxy = check_boxes(record["image_id"], [o["bbox"] for o in record["objects"]], record["width"],
                            record["height"], bbox_format)
         try:

@@ -120,8 +120,11 @@ def check_record(record: dict) -> None:
             raise ProceedingsError(f"image {record['image_id']}: overlap ({p.i}, {p.j}) disagrees with its masks")
 
 
-def read_records(path: Path | str) -> list[dict]:
-    """Records of a JSONL file, or of every part-*.jsonl in a folder (shards in order)."""
+def read_records(path: Path | str, bbox_format: str = "xyxy") -> list[dict]:
+    """Records of a JSONL file, or of every part-*.jsonl in a folder (shards in order), each checked
+    (validate.check_layout): a bad line stops with one line naming its file and line."""
+    from proceedings.overlay.validate import check_layout
+
     path = Path(path)
     files = sorted(path.glob("part-*.jsonl")) if path.is_dir() else [path]
     if not files or not all(f.exists() for f in files):
@@ -134,4 +137,5 @@ def read_records(path: Path | str) -> list[dict]:
                     records.append(json.loads(line))
                 except json.JSONDecodeError:
                     raise ProceedingsError(f"{file}:{number} is not a JSON record") from None
+                check_layout(records[-1], f"{file}:{number}", bbox_format)
     return records

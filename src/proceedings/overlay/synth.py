@@ -45,10 +45,10 @@ def make_record(profile: str, seed: int, index: int, size: int, caption: str | N
                 encoder: str | None = "bow") -> tuple[dict, np.ndarray]:
     """(record, (size, size, 3) uint8 image) of one sample; the record is checked against its masks.
     With `encoder=None` OverLayScore is left for add_overlayscores to fill in bulk."""
+    scene = make_scene(profile, seed, index)  # checks the profile
     caption = caption or DEFAULT_CAPTION[profile]
     if caption not in CAPTION_MODES:
         raise ProceedingsError(f"unknown caption mode '{caption}'; choose one of: {', '.join(CAPTION_MODES)}")
-    scene = make_scene(profile, seed, index)
     rendering = scene.render(size)
     record = scene_record(f"{profile}-{seed}-{index:06d}", scene.sprites, scene.background, rendering, caption,
                           text_encoder(encoder) if encoder else None, seed, profile)
@@ -73,6 +73,7 @@ def generate(profile: str, n: int, out: Path | str, size: int = 64, seed: int = 
 
     if n < 1 or size < 8:
         raise ProceedingsError(f"need n >= 1 and size >= 8, got n={n}, size={size}")
+    scorer = text_encoder(encoder)  # a model not on disk fails here, before any image is drawn
     out = Path(out)
     shards = range(0, n, shard_size)
     for start in progress_bar(shards, desc=f"synth {profile}", unit="shard"):
@@ -84,7 +85,7 @@ def generate(profile: str, n: int, out: Path | str, size: int = 64, seed: int = 
             record, image = make_record(profile, seed, index, size, caption, encoder=None)
             atomic_write_bytes(out / record["file"], png_bytes(image))
             records.append(record)
-        add_overlayscores(records, text_encoder(encoder))
+        add_overlayscores(records, scorer)
         atomic_write_text(part, "".join(json.dumps(record) + "\n" for record in records))
         atomic_write_text(part.with_suffix(".done"), "")
     joined = out / "annotations.jsonl"

@@ -1,8 +1,8 @@
 """Bad input (spec §7): layouts and records a user hands in are checked before anything is built.
 
-Each failure is one line naming what is wrong: non-finite or inverted boxes, boxes more than 1 px
-outside the image (within 1 px they are clipped), likely xywh boxes (named `--bbox-format`), masks of
-the wrong size (image and object id), duplicate object ids.
+Each failure is one line naming what is wrong: a line that is not a record, non-finite or inverted
+boxes, boxes more than 1 px outside the image (within 1 px they are clipped), likely xywh boxes (named
+`--bbox-format`), masks of the wrong size (image and object id), duplicate object ids.
 """
 
 from __future__ import annotations
@@ -56,3 +56,16 @@ def check_objects(record: dict) -> None:
             if mask and list(mask["size"]) != [record["height"], record["width"]]:
                 raise ProceedingsError(f"image {record['image_id']}, object {obj['id']}: {key} is "
                                        f"{mask['size'][1]}x{mask['size'][0]}, the image {record['width']}x{record['height']}")
+
+
+def check_layout(record, where: str, bbox_format: str = "xyxy") -> list[list[float]]:
+    """A record as the spec writes it (image_id, a positive width and height, objects with id and bbox), then
+    its ids, masks and boxes; returns the boxes as xyxy. `where` names the record (file and line)."""
+    size_ok = isinstance(record, dict) and all(isinstance(record.get(k), int) and record[k] > 0 for k in ("width", "height"))
+    objects = record.get("objects") if isinstance(record, dict) else None
+    if not (size_ok and "image_id" in record and isinstance(objects, list)
+            and all(isinstance(o, dict) and "id" in o and isinstance(o.get("bbox"), list) for o in objects)):
+        raise ProceedingsError(f"{where} is not an OverLay++ record (it needs image_id, a positive width and height, "
+                               "and objects with id and bbox)")
+    check_objects(record)
+    return check_boxes(record["image_id"], [o["bbox"] for o in objects], record["width"], record["height"], bbox_format)
