@@ -32,7 +32,8 @@ def check_boxes(image_id: str, boxes: list, width: int, height: int, bbox_format
     inverted = [k for k, (x1, y1, x2, y2) in enumerate(converted) if x2 <= x1 or y2 <= y1]
     if bbox_format == "xyxy" and converted and len(inverted) > XYWH_SHARE * len(converted):
         raise ProceedingsError(f"image {image_id}: {len(inverted)} of {len(converted)} boxes have x2 <= x1 or y2 <= y1; "
-                               "they look like xywh: pass --bbox-format xywh")
+                               "they look like xywh: pass --bbox-format xywh (train-l2i, sample), or "
+                               "convert them to xyxy for the verbs that read records as written")
     if inverted:
         raise ProceedingsError(f"image {image_id}: box {inverted[0]} {converted[inverted[0]]} is inverted (x2 <= x1 or y2 <= y1)")
     clipped = []
