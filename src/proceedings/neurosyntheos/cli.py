@@ -98,17 +98,28 @@ def check(spec: Path = typer.Argument(..., help="The Syntheos YAML spec the verd
 
 @app.command("gen-bench")
 def gen_bench(out: Path = typer.Option(..., help="Folder: train/ and test/ YAML specs are written into it."),
-              scale: str = typer.Option("small", help="Which preset's split: tiny | small | paper.")):
-    """Write the parametric families of a preset as Syntheos YAML (ground truth in `expected`)."""
+              scale: str = typer.Option("small", help="Which preset's split: tiny | small | paper."),
+              held_out_family: str = typer.Option("", help="Split by family: test/ holds only this family's "
+                                                           "held-out specs, train/ no spec of it.")):
+    """Write the parametric families of a preset as Syntheos YAML (ground truth in `expected`): split by
+    constants (train small, test larger), or by family with --held-out-family."""
     from proceedings.neurosyntheos.experiment import CONFIGS, build
     from proceedings.neurosyntheos.families import write_yaml
     if scale not in CONFIGS:
         raise ProceedingsError(f"unknown scale '{scale}'; choose one of: {', '.join(CONFIGS)}")
     cfg = CONFIGS[scale]
-    for split, entries in (("train", cfg.train), ("test", cfg.test)):
+    train, test = cfg.train, cfg.test
+    if held_out_family:
+        families = sorted({family for family, _ in cfg.test})
+        if held_out_family not in families:
+            raise ProceedingsError(f"--held-out-family '{held_out_family}' is not a held-out family of the {scale} "
+                                   f"preset; choose one of: {', '.join(families)}")
+        train = [e for e in cfg.train if e[0] != held_out_family]
+        test = [e for e in cfg.test if e[0] == held_out_family]
+    for split, entries in (("train", train), ("test", test)):
         for spec in build(entries):
             write_yaml(spec, out / split)
-    console.print(f"{len(cfg.train)} training and {len(cfg.test)} held-out specs written under {out}")
+    console.print(f"{len(train)} training and {len(test)} held-out specs written under {out}")
 
 
 @app.command("collect-traces")
@@ -171,11 +182,14 @@ def evaluate(bench: Path = typer.Option(..., "--bench-dir", help="Folder of Synt
 
 @app.command()
 def simulate(controller: Path = typer.Argument(..., help="controller.json written by `solve --save`."),
-             steps: int = typer.Option(50, help="Steps to replay."), seed: int = typer.Option(0)):
-    """Replay a REALIZABLE controller against a random environment, with the theory provider."""
+             steps: int = typer.Option(50, help="Steps to replay."), seed: int = typer.Option(0),
+             environment: str = typer.Option("adversarial", help="adversarial (the feasible input least tried "
+                                                                 "from the current state) | random")):
+    """Replay a REALIZABLE controller against an adversarial (or random) environment, with the theory provider."""
     from proceedings.neurosyntheos.simulate import replay
-    report = replay(json.loads(Path(controller).read_text()), steps, seed)
-    console.print(f"{report['steps']} steps, {len(report['violations'])} violations")
+    report = replay(json.loads(Path(controller).read_text()), steps, seed, environment)
+    console.print(f"{report['steps']} steps, {len(report['violations'])} violations, "
+                  f"{report['pairs_tried']} (state, input) pairs tried")
     if report["violations"]:
         for v in report["violations"][:5]:
             console.print(v)
