@@ -189,8 +189,9 @@ def prepare(cfg: Config, seed: int, stage: Path | None = None) -> tuple[dict[str
 
 
 def _run_all(tasks, cfg: Config, predictors: dict[str, NeuroPredictor], journal: Path | None = None) -> list[dict]:
-    """Every (spec, arm) run: inline with one worker, else in a pool of `workers` processes. Finished
-    runs are appended to `journal`, and a rerun resumes after them."""
+    """Every (spec, arm) run, each in a fresh process (issue 23: one process per spec), `workers` at a time.
+    Finished runs are appended to `journal`, and a rerun resumes after them."""
+    import multiprocessing
     finished = {}
     if journal is not None and journal.exists():
         for line in journal.read_text().splitlines():
@@ -199,25 +200,14 @@ def _run_all(tasks, cfg: Config, predictors: dict[str, NeuroPredictor], journal:
     names = [FAMILIES[entry[0]](**entry[1]).name for entry, _ in tasks]
     todo = [(k, task) for k, (task, name) in enumerate(zip(tasks, names)) if (name, task[1]) not in finished]
     results = {k: finished[name, arm] for k, (name, (_, arm)) in enumerate(zip(names, tasks)) if (name, arm) in finished}
-
-    def keep(k, record):
-        results[k] = record
-        if journal is not None:
-            journal.parent.mkdir(parents=True, exist_ok=True)
-            with journal.open("a") as f:
-                f.write(json.dumps(record) + "\n")
-
-    if cfg.workers <= 1:
-        for k, (entry, arm) in progress_bar(todo, desc="neurosyntheos held-out runs", unit="run"):
-            keep(k, held_out_run(entry, arm, cfg, predictors))
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        with ProcessPoolExecutor(cfg.workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = {pool.submit(held_out_run, entry, arm, cfg, predictors): k for k, (entry, arm) in todo}
-            for future in progress_bar(as_completed(futures), total=len(futures), desc="neurosyntheos held-out runs",
-                                       unit="run"):
-                keep(futures[future], future.result())
+    with multiprocessing.get_context("fork").Pool(max(cfg.workers, 1), maxtasksperchild=1) as pool:
+        pending = [(k, pool.apply_async(held_out_run, (entry, arm, cfg, predictors))) for k, (entry, arm) in todo]
+        for k, job in progress_bar(pending, desc="neurosyntheos held-out runs", unit="run"):
+            results[k] = job.get()
+            if journal is not None:
+                journal.parent.mkdir(parents=True, exist_ok=True)
+                with journal.open("a") as f:
+                    f.write(json.dumps(results[k]) + "\n")
     return [results[k] for k in range(len(tasks))]
 
 
