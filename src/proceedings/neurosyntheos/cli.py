@@ -53,7 +53,7 @@ def solve(spec: Path = typer.Argument(..., help="Syntheos YAML spec."),
           backend: str = typer.Option("bosy", help="bosy (built in) | strix | ltlsynt (when on PATH)."),
           predictor: str = typer.Option("none", help="A model file from `train`, or none (plain CEGRES)."),
           arm: str = typer.Option("cegres", help="cegres | all-edges (ignored with --predictor)."),
-          timeout: float = typer.Option(60.0, help="Wall budget in seconds."),
+          timeout: float = typer.Option(60.0, help="Budget in CPU seconds of this process, z3 included (README: budgets are CPU seconds)."),
           save: Optional[Path] = typer.Option(None, help="Folder for controller.json, trace.jsonl, report.json.")):
     """Decide realizability with a checked certificate (exit 10/20/30)."""
     from proceedings.neurosyntheos.cegres import ARMS, cegres
@@ -155,7 +155,7 @@ def train(traces: Path = typer.Option(..., help="Folder written by collect-trace
 def evaluate(bench: Path = typer.Option(..., "--bench-dir", help="Folder of Syntheos YAML specs (yours or gen-bench's)."),
              arms: str = typer.Option("cegres,all-edges,neuro", help="Comma-separated arms."),
              predictor: str = typer.Option("none", help="Model file (needed by the neuro arm)."),
-             timeout: float = typer.Option(60.0, help="Wall budget per spec and arm."),
+             timeout: float = typer.Option(60.0, help="Budget per spec and arm, CPU seconds of the solving process."),
              out: Path = typer.Option(Path("results.csv"), help="CSV, one row per spec and arm.")):
     """Run arms on a folder of specs; one CSV row per (spec, arm)."""
     from proceedings.neurosyntheos.cegres import ARMS, cegres

@@ -44,17 +44,18 @@ STAGE_FORMAT = 4  # bump when a staged run record changes: journals of older cod
 SOUND = ("no unsound answer in any arm (verdict = ground truth, every certificate checks, "
          "every tautology re-verifies)")
 OUT_OF_FAMILY = "neuro-out-of-family"  # NeuroSyntheos, predictor trained without the held-out spec's family
-MATCHED = ("All arms: same bounded-synthesis backend and max controller/counter-strategy size, the same wall "
-           "budget per spec (prediction and z3 verification count inside it for NeuroSyntheos), the same z3 "
-           "rlimit/timeouts; all-edges and NeuroSyntheos inject <= batch formulas per iteration. The out-of-family arm is NeuroSyntheos with "
-           "a predictor fitted, with the same steps, on the same training traces minus the held-out spec's family.")
+MATCHED = ("All arms: same bounded-synthesis backend and max controller/counter-strategy size, the same CPU "
+           "budget per spec (CPU seconds of the run's own fresh process, z3 included; prediction and z3 verification "
+           "count inside it for NeuroSyntheos), the same z3 rlimit/timeouts; all-edges and NeuroSyntheos inject <= "
+           "batch formulas per iteration. The out-of-family arm is NeuroSyntheos with a predictor fitted, with the "
+           "same steps, on the same training traces minus the held-out spec's family.")
 
 
 @dataclass
 class Config:
     train: list[tuple[str, dict]]  # (family, params): traces for the predictor
     test: list[tuple[str, dict]]  # held-out specs
-    budget_s: float  # wall budget per spec and arm
+    budget_s: float  # budget per spec and arm, CPU seconds of its process (README: "Budgets are CPU seconds")
     train_budget_s: float  # CEGRES budget per training spec
     batch: int = 16  # issue 23: <= 16 formulas per iteration
     max_size: int = 6  # largest controller / counter-strategy tried
