@@ -40,5 +40,5 @@ def test_the_tiny_preset_is_five_specs_of_two_families_with_at_most_four_environ
     specs = build(cfg.test)
     assert len(specs) == 5 and len({s.family.split("-")[0] for s in specs}) == 2 and cfg.budget_s == 5.0
     assert all(len(s.inputs) <= 4 for s in specs)
-    assert len(build(CONFIGS["small"].test)) >= 24 and CONFIGS["small"].workers == 2
+    assert len(build(CONFIGS["small"].test)) >= 24
     assert len(build(CONFIGS["paper"].test)) == 72 and CONFIGS["paper"].budget_s == 300
