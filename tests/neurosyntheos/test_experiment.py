@@ -38,7 +38,7 @@ def test_a_micro_run_in_two_workers_gives_every_number_the_verdict_reads(tmp_pat
 def test_the_tiny_preset_is_five_specs_of_two_families_with_at_most_four_environment_literals():
     cfg = CONFIGS["tiny"]
     specs = build(cfg.test)
-    assert len(specs) == 5 and len({s.family.split("-")[0] for s in specs}) == 2 and cfg.budget_s == 5.0
+    assert len(specs) == 5 and len({s.family.split("-")[0] for s in specs}) == 2
     assert all(len(s.inputs) <= 4 for s in specs)
     assert len(build(CONFIGS["small"].test)) >= 24
     assert len(build(CONFIGS["paper"].test)) == 72 and CONFIGS["paper"].budget_s == 300
