@@ -153,7 +153,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
 
 def _stage_dir(cfg: Config, scale: str, seed: int) -> Path:
     """$PROCEEDINGS_CACHE/neurosyntheos/<scale>-<config hash>-seed<seed>: the staged artefacts of a run. The
-    number of worker processes is not in the hash: every run is charged its own process's CPU seconds."""
+    number of worker processes is not in the hash: it decides how many runs share the machine, not what a run
+    is asked (the CPU seconds it is charged do depend on that sharing: README, "CPU seconds are not load-free")."""
     settings = asdict(cfg) | {"workers": None}
     key = hashlib.sha256(json.dumps([STAGE_FORMAT, settings], sort_keys=True, default=str).encode()).hexdigest()[:12]
     root = Path(os.environ.get("PROCEEDINGS_CACHE", Path.home() / ".cache" / "proceedings"))
