@@ -73,7 +73,15 @@ def test_gen_bench_collect_train_and_evaluate_chain(tmp_path):
     assert load_predictor(model).lm is not None and rows[1]["injected_lm"].isdigit()  # the model travels with the file
 
 
+def test_gen_bench_splits_by_family_with_no_training_spec_of_the_held_out_family(tmp_path):
+    assert runner.invoke(app, ["gen-bench", "--out", str(tmp_path), "--held-out-family", "elevator"]).exit_code == 0
+    families = {split: {yaml.safe_load(p.read_text())["family"].split("-")[0] for p in (tmp_path / split).glob("*.yaml")}
+                for split in ("train", "test")}
+    assert families["test"] == {"elevator"} and "elevator" not in families["train"] and len(families["train"]) == 3
+
+
 @pytest.mark.parametrize("args, message", [
+    (["gen-bench", "--out", "BENCH", "--held-out-family", "lift"], "is not a held-out family"),
     (["solve", "missing.yaml"], "does not exist"),
     (["solve", "SPEC", "--backend", "strix"], "backend 'strix' is not on PATH"),
     (["solve", "SPEC", "--backend", "spot"], "unknown backend"),

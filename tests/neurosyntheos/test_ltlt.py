@@ -147,13 +147,42 @@ def test_elevator3_tautologies_re_instantiated_for_elevator5_are_at_least_80_per
     assert sum(v is True for v in valid) / len(valid) >= 0.8
 
 
-def test_elevator3s_controller_replays_50_steps_against_a_random_environment(elevator3):
-    _, run = elevator3
-    assert replay(run.certificate, steps=50, seed=1) == {"steps": 50, "violations": []}
+def _feasible_pairs(spec, certificate):
+    """(state, input valuation) pairs of the controller's reachable states and the inputs values can produce."""
+    from proceedings.neurosyntheos.simulate import _feasible_inputs
+    machine = certificate["machine"]
+    table = {p: parse_smt(info["smt"], spec) for p, info in certificate["literals"].items()}
+    feasible = {bits for bits, _ in _feasible_inputs(spec, machine["inputs"], table, [])}
+    reachable, frontier = {0}, [0]
+    while frontier:
+        state = frontier.pop()
+        for e in machine["edges"]:
+            if e["state"] == state and tuple(e["input"]) in feasible and e["next"] not in reachable:
+                reachable.add(e["next"])
+                frontier.append(e["next"])
+    return {(state, bits) for state in reachable for bits in feasible}
+
+
+def test_elevator3s_controller_replays_50_steps_against_an_adversarial_and_a_random_environment(elevator3):
+    spec, run = elevator3
+    adversarial = replay(run.certificate, steps=50, seed=1)
+    assert adversarial["violations"] == [] and adversarial["steps"] == 50
+    assert adversarial["pairs_tried"] == len(_feasible_pairs(spec, run.certificate))  # every one of them
+    assert replay(run.certificate, steps=50, seed=1, environment="random")["violations"] == []
     broken = json.loads(json.dumps(run.certificate))
     for edge in broken["machine"]["edges"]:
         edge["output"] = [not b for b in edge["output"]]
     assert replay(broken, steps=50, seed=1)["violations"]
+
+
+def test_the_adversary_plays_every_feasible_input_so_a_missing_answer_is_found(elevator3):
+    spec, run = elevator3
+    pairs = _feasible_pairs(spec, run.certificate)
+    for bits in {bits for _, bits in pairs}:
+        broken = json.loads(json.dumps(run.certificate))
+        broken["machine"]["edges"] = [e for e in broken["machine"]["edges"] if tuple(e["input"]) != bits]
+        violations = replay(broken, steps=len(pairs), seed=1)["violations"]
+        assert len(violations) == 1 and f"input {bits} not covered" in violations[0]
 
 
 @pytest.mark.parametrize("prop, variables, message", [

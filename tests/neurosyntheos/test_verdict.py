@@ -18,6 +18,8 @@ METRICS = {
                   "median_calls_both_with_neuro": 4.0,
                   "neuro_median_calls_both_with_all_edges": 2.0},
     "per_spec_calls": {},
+    "out_of_family": {"solved": 16, "unsound": 0, "invalid_tautologies": 0, "bad_certificates": 0, "both_solved": 11,
+                      "median_calls_both": 3.0, "cegres_median_calls_both": 6.0, "median_neural_s": 0.5},
 }
 BASELINE = {"name": "CEGRES", "solved": 12, "solved_fraction": 0.5, "unsound": 0, "invalid_tautologies": 0,
             "bad_certificates": 0,
@@ -39,8 +41,10 @@ def test_every_check_of_the_verdict_can_fail_alone_and_the_baseline_as_the_metho
 
 @pytest.mark.parametrize("change", [{"metrics.unsound": 1}, {"baseline.invalid_tautologies": 2},
                                     {"metrics.invalid_tautologies": 1}, {"baseline.bad_certificates": 1},
-                                    {"metrics.all_edges.bad_certificates": 1}])
+                                    {"metrics.all_edges.bad_certificates": 1}, {"metrics.out_of_family.unsound": 1},
+                                    {"metrics.out_of_family.invalid_tautologies": 1}])
 def test_any_unsound_answer_unchecked_certificate_or_unproved_tautology_fails_soundness(change):
+    """In every arm, the out-of-family arm of the split by family included."""
     from proceedings.core.verdict import breaks
     assert breaks(verdict, PASSING, change) == [SOUND]
 
@@ -71,3 +75,9 @@ def test_the_committed_records_re_judge_to_their_stored_checks(path):
     spread = (record.get("seeds") or {}).get("spread", {})  # several seeds: the checks read the 95 % intervals
     intervals = {key: tuple(s["ci95"]) for key, s in spread.items()} or None
     assert verdict(record["metrics"], record["baseline"], intervals) == record["checks"]
+
+
+def test_the_split_by_family_is_recorded_not_judged_beyond_soundness():
+    """Its solved count and calls inform the README; only an unsound answer in that arm moves the verdict."""
+    from proceedings.core.verdict import breaks
+    assert breaks(verdict, PASSING, {"metrics.out_of_family.solved": 0, "metrics.out_of_family.median_calls_both": 9.0}) == []

@@ -53,7 +53,7 @@ def solve(spec: Path = typer.Argument(..., help="Syntheos YAML spec."),
           backend: str = typer.Option("bosy", help="bosy (built in) | strix | ltlsynt (when on PATH)."),
           predictor: str = typer.Option("none", help="A model file from `train`, or none (plain CEGRES)."),
           arm: str = typer.Option("cegres", help="cegres | all-edges (ignored with --predictor)."),
-          timeout: float = typer.Option(60.0, help="Wall budget in seconds."),
+          timeout: float = typer.Option(60.0, help="Budget in CPU seconds of this process, z3 included (README: budgets are CPU seconds)."),
           save: Optional[Path] = typer.Option(None, help="Folder for controller.json, trace.jsonl, report.json.")):
     """Decide realizability with a checked certificate (exit 10/20/30)."""
     from proceedings.neurosyntheos.cegres import ARMS, cegres
@@ -98,17 +98,28 @@ def check(spec: Path = typer.Argument(..., help="The Syntheos YAML spec the verd
 
 @app.command("gen-bench")
 def gen_bench(out: Path = typer.Option(..., help="Folder: train/ and test/ YAML specs are written into it."),
-              scale: str = typer.Option("small", help="Which preset's split: tiny | small | paper.")):
-    """Write the parametric families of a preset as Syntheos YAML (ground truth in `expected`)."""
+              scale: str = typer.Option("small", help="Which preset's split: tiny | small | paper."),
+              held_out_family: str = typer.Option("", help="Split by family: test/ holds only this family's "
+                                                           "held-out specs, train/ no spec of it.")):
+    """Write the parametric families of a preset as Syntheos YAML (ground truth in `expected`): split by
+    constants (train small, test larger), or by family with --held-out-family."""
     from proceedings.neurosyntheos.experiment import CONFIGS, build
     from proceedings.neurosyntheos.families import write_yaml
     if scale not in CONFIGS:
         raise ProceedingsError(f"unknown scale '{scale}'; choose one of: {', '.join(CONFIGS)}")
     cfg = CONFIGS[scale]
-    for split, entries in (("train", cfg.train), ("test", cfg.test)):
+    train, test = cfg.train, cfg.test
+    if held_out_family:
+        families = sorted({family for family, _ in cfg.test})
+        if held_out_family not in families:
+            raise ProceedingsError(f"--held-out-family '{held_out_family}' is not a held-out family of the {scale} "
+                                   f"preset; choose one of: {', '.join(families)}")
+        train = [e for e in cfg.train if e[0] != held_out_family]
+        test = [e for e in cfg.test if e[0] == held_out_family]
+    for split, entries in (("train", train), ("test", test)):
         for spec in build(entries):
             write_yaml(spec, out / split)
-    console.print(f"{len(cfg.train)} training and {len(cfg.test)} held-out specs written under {out}")
+    console.print(f"{len(train)} training and {len(test)} held-out specs written under {out}")
 
 
 @app.command("collect-traces")
@@ -144,7 +155,7 @@ def train(traces: Path = typer.Option(..., help="Folder written by collect-trace
 def evaluate(bench: Path = typer.Option(..., "--bench-dir", help="Folder of Syntheos YAML specs (yours or gen-bench's)."),
              arms: str = typer.Option("cegres,all-edges,neuro", help="Comma-separated arms."),
              predictor: str = typer.Option("none", help="Model file (needed by the neuro arm)."),
-             timeout: float = typer.Option(60.0, help="Wall budget per spec and arm."),
+             timeout: float = typer.Option(60.0, help="Budget per spec and arm, CPU seconds of the solving process."),
              out: Path = typer.Option(Path("results.csv"), help="CSV, one row per spec and arm.")):
     """Run arms on a folder of specs; one CSV row per (spec, arm)."""
     from proceedings.neurosyntheos.cegres import ARMS, cegres
@@ -171,11 +182,14 @@ def evaluate(bench: Path = typer.Option(..., "--bench-dir", help="Folder of Synt
 
 @app.command()
 def simulate(controller: Path = typer.Argument(..., help="controller.json written by `solve --save`."),
-             steps: int = typer.Option(50, help="Steps to replay."), seed: int = typer.Option(0)):
-    """Replay a REALIZABLE controller against a random environment, with the theory provider."""
+             steps: int = typer.Option(50, help="Steps to replay."), seed: int = typer.Option(0),
+             environment: str = typer.Option("adversarial", help="adversarial (the feasible input least tried "
+                                                                 "from the current state) | random")):
+    """Replay a REALIZABLE controller against an adversarial (or random) environment, with the theory provider."""
     from proceedings.neurosyntheos.simulate import replay
-    report = replay(json.loads(Path(controller).read_text()), steps, seed)
-    console.print(f"{report['steps']} steps, {len(report['violations'])} violations")
+    report = replay(json.loads(Path(controller).read_text()), steps, seed, environment)
+    console.print(f"{report['steps']} steps, {len(report['violations'])} violations, "
+                  f"{report['pairs_tried']} (state, input) pairs tried")
     if report["violations"]:
         for v in report["violations"][:5]:
             console.print(v)
