@@ -107,12 +107,15 @@ def train(
     conditioning: str = typer.Option("property", help="'property' (Property Embedding) or 'addall' (ablation)."),
     out: Optional[Path] = typer.Option(None, help="Model folder; an interrupted run there resumes."),
     steps: Optional[int] = typer.Option(None, help="Override the preset's number of steps."),
+    device: Optional[str] = typer.Option(None, help="cpu, cuda or auto (default: the preset's; paper: auto, "
+                                                    "bf16 on a GPU; `accelerate launch -m proceedings niv train` "
+                                                    "for several)."),
 ) -> None:
     """Train NIV on a preset's training families; re-running into the same folder resumes."""
     from dataclasses import replace
 
     from proceedings.niv.data import build_dataset, held_out_code_point, split
-    from proceedings.niv.experiment import CONFIGS
+    from proceedings.niv.experiment import CONFIGS, DEVICES
     from proceedings.niv.model import default_model_dir
     from proceedings.niv.train import train as run
 
@@ -126,7 +129,8 @@ def train(
     data = build_dataset(split(cfg.split)["train"], cfg.max_points, cfg.charset, label="train")
     data = data.where(lambda g: not held_out_code_point(g.unicode))
     target = out or default_model_dir(preset).parent / f"cli-{conditioning}"
-    _, record = run(data, replace(cfg.model, conditioning=conditioning), cfg.train, target, label=conditioning)
+    _, record = run(data, replace(cfg.model, conditioning=conditioning), cfg.train, target, label=conditioning,
+                    device=device or DEVICES[preset])
     console.print(f"saved {target}: loss {record.losses[0]:.4f} -> {record.losses[-1]:.4f} in {record.seconds:.0f} s")
 
 

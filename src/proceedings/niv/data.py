@@ -21,7 +21,7 @@ import numpy as np
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.progress import progress_bar
-from proceedings.niv.fonts import FontFile, open_font, variable_files
+from proceedings.niv.fonts import FontFile, installed_families, open_font, variable_files
 from proceedings.niv.variations import (AXES, PHANTOMS, axis_signs, corner_locations, font_axes, glyph_outline,
                                         location_vector, simple_glyphs, total_displacement, unicode_map)
 
@@ -172,10 +172,15 @@ def build_dataset(families: list[str], max_points: int = 504, charset: str = "al
 
 
 def split(name: str) -> dict:
-    """A committed family split: {"train": [...slugs], "test": [...slugs], ...}."""
+    """A committed family split: {"train": [...slugs], "test": [...slugs], ...}. A "train" of "installed" is
+    every installed variable fontpkg family that no split holds out (`fonts.installed_families`)."""
     if name not in SPLITS["splits"]:
         raise ProceedingsError(f"unknown split '{name}'; choose one of: {', '.join(SPLITS['splits'])}")
-    return SPLITS["splits"][name]
+    chosen = dict(SPLITS["splits"][name])
+    if chosen["train"] == "installed":
+        held_out = {slug for s in SPLITS["splits"].values() for slug in s["test"]}
+        chosen["train"] = [slug for slug in installed_families() if slug not in held_out]
+    return chosen
 
 
 def held_out_code_point(code: int) -> bool:

@@ -44,6 +44,16 @@ def variable_files(slug: str) -> list[FontFile]:
     return sorted(files, key=lambda f: (f.style != "normal", f.path.name))
 
 
+def installed_families() -> list[str]:
+    """Slugs of every installed `fontpkg-<family>` wheel that ships a variable TTF (the `paper` preset trains on
+    all of them but the held-out ones)."""
+    from importlib import metadata
+
+    slugs = sorted({d.metadata["Name"].lower()[len("fontpkg-"):] for d in metadata.distributions()
+                    if (d.metadata["Name"] or "").lower().startswith("fontpkg-")})
+    return [slug for slug in slugs if variable_files(slug)]
+
+
 def static_files(slug: str) -> list[Path]:
     """The family's static TTFs (handwriting families such as Caveat may ship only variable ones)."""
     root = family_root(slug)
