@@ -39,6 +39,19 @@ def test_glyphs_beyond_the_models_point_table_stay_static_instead_of_crashing(op
         assert not (tmp_path / "o.ttf").exists()
 
 
+def test_a_font_that_fails_validate_is_never_written_and_the_error_names_the_check(open_sans_static, tmp_path):
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.niv.baselines import AlgorithmicBaseline
+    from proceedings.niv.convert import AlgorithmicPredictor, convert
+
+    identity = AlgorithmicBaseline()  # B0: no strengths, so nothing moves and the advance cannot grow with weight
+    out = tmp_path / "still-static-VF.ttf"
+    with pytest.raises(ProceedingsError, match="harfbuzz advance increases with wght") as refused:
+        convert(open_sans_static, out, "wght", AlgorithmicPredictor(identity), identity)
+    assert "\n" not in str(refused.value)
+    assert not out.exists() and not list(tmp_path.glob(".still-static-VF-*"))
+
+
 def cff_font(path):
     """A real (tiny) CFF-flavoured OpenType font, built with fontTools' FontBuilder."""
     from fontTools.fontBuilder import FontBuilder

@@ -138,16 +138,20 @@ def train(
 def evaluate(
     model: Optional[str] = typer.Option(None, help="A NIV model folder; default: the last small run's."),
     preset: str = typer.Option("small", help="Whose split and charset to evaluate on."),
+    split: Optional[str] = typer.Option(None, help="Another committed split's held-out families instead, e.g. "
+                                                   "handwriting (Caveat)."),
 ) -> None:
     """Mean point error per 1000 UPM on the held-out families: NIV, B1, B0."""
-    from proceedings.niv.data import build_dataset, split
+    from proceedings.niv.data import build_dataset, split as family_split
     from proceedings.niv.experiment import CONFIGS, score_arms
 
     predictor, fallback = load_predictor(model)
     if not hasattr(predictor, "model"):
         raise ProceedingsError("eval needs a NIV model folder (B1 and B0 are reported beside it)")
+    if preset not in CONFIGS:
+        raise ProceedingsError(f"unknown preset '{preset}'; choose one of: {', '.join(CONFIGS)}")
     cfg = CONFIGS[preset]
-    held_out = build_dataset(split(cfg.split)["test"], cfg.max_points, cfg.charset, label="held-out")
+    held_out = build_dataset(family_split(split or cfg.split)["test"], cfg.max_points, cfg.charset, label="held-out")
     for name, errors in score_arms(held_out, {"niv": predictor.model}, fallback).items():
         console.print(f"{name}: " + ", ".join(f"{k} {v:.2f}" for k, v in errors.summary().items()))
 
