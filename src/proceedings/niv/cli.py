@@ -76,7 +76,7 @@ def convert(
     predictor, fallback = load_predictor(model)
     result = run(font, out, axes, predictor, fallback, max_points, convert_quadratic)
     console.print(f"wrote {out}: {result.glyphs} glyphs varied, {len(result.over_limit)} static (over "
-                  f"{max_points} points), {len(result.fallback)} on the algorithmic fallback "
+                  f"{result.max_points} points), {len(result.fallback)} on the algorithmic fallback "
                   f"({', '.join(f'{k}: {v}' for k, v in result.fallback_checks.items()) or 'none refused'}; "
                   f"{result.clamped} fallback corners clamped); "
                   + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))
