@@ -110,11 +110,14 @@ def train(
     device: Optional[str] = typer.Option(None, help="cpu, cuda or auto (default: the preset's; paper: auto, "
                                                     "bf16 on a GPU; `accelerate launch -m proceedings niv train` "
                                                     "for several)."),
+    fonts_dir: Optional[Path] = typer.Option(None, help="Train on every variable TTF under this folder (e.g. a "
+                                                        "google/fonts checkout) but the held-out families, "
+                                                        "instead of the preset's families."),
 ) -> None:
     """Train NIV on a preset's training families; re-running into the same folder resumes."""
     from dataclasses import replace
 
-    from proceedings.niv.data import build_dataset, held_out_code_point, split
+    from proceedings.niv.data import build_dataset, directory_training_files, held_out_code_point, split
     from proceedings.niv.experiment import CONFIGS, DEVICES
     from proceedings.niv.model import default_model_dir
     from proceedings.niv.train import train as run
@@ -126,7 +129,8 @@ def train(
         if steps < 1:
             raise ProceedingsError(f"--steps must be positive, got {steps}")
         cfg = replace(cfg, train=replace(cfg.train, steps=steps))
-    data = build_dataset(split(cfg.split)["train"], cfg.max_points, cfg.charset, label="train")
+    fonts = directory_training_files(fonts_dir) if fonts_dir else split(cfg.split)["train"]
+    data = build_dataset(fonts, cfg.max_points, cfg.charset, label="train")
     data = data.where(lambda g: not held_out_code_point(g.unicode))
     target = out or default_model_dir(preset).parent / f"cli-{conditioning}"
     _, record = run(data, replace(cfg.model, conditioning=conditioning), cfg.train, target, label=conditioning,
