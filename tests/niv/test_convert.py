@@ -33,10 +33,23 @@ def test_glyphs_beyond_the_models_point_table_stay_static_instead_of_crashing(op
     model = NIV(NIVConfig(d_model=16, n_layers=1, n_heads=2, point_hidden=16, max_points=24)).eval()
     try:
         done = convert(open_sans_static, tmp_path / "o.ttf", "wght", ModelPredictor(model), AlgorithmicBaseline(), 504)
-        assert done.over_limit and done.glyphs
+        assert done.over_limit and done.glyphs and done.max_points == 24  # the model's table, not 504
     except ProceedingsError as err:  # an untrained model may well fail validation: that is the named error
         assert "failed validation" in str(err)
         assert not (tmp_path / "o.ttf").exists()
+
+
+def test_a_font_that_fails_validate_is_never_written_and_the_error_names_the_check(open_sans_static, tmp_path):
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.niv.baselines import AlgorithmicBaseline
+    from proceedings.niv.convert import AlgorithmicPredictor, convert
+
+    identity = AlgorithmicBaseline()  # B0: no strengths, so nothing moves and the advance cannot grow with weight
+    out = tmp_path / "still-static-VF.ttf"
+    with pytest.raises(ProceedingsError, match="harfbuzz advance increases with wght") as refused:
+        convert(open_sans_static, out, "wght", AlgorithmicPredictor(identity), identity)
+    assert "\n" not in str(refused.value)
+    assert not out.exists() and not list(tmp_path.glob(".still-static-VF-*"))
 
 
 def cff_font(path):
@@ -61,13 +74,15 @@ def cff_font(path):
 
 
 @pytest.mark.parametrize("kind,message", [("cff", "--convert-quadratic"), ("variable", "already a variable font"),
-                                          ("truncated", "truncated"), ("same", "OUT equals IN")])
+                                          ("truncated", "truncated"), ("same", "OUT equals IN"),
+                                          ("text", "not a readable font file")])
 def test_bad_inputs_give_one_line_errors_and_no_out_file(kind, message, open_sans_ascii, open_sans_static, tmp_path):
     from proceedings.niv.cli import app
 
     source = {"cff": lambda: cff_font(tmp_path / "t.otf"), "variable": lambda: open_sans_ascii,
               "truncated": lambda: _truncated(open_sans_static, tmp_path / "cut.ttf"),
-              "same": lambda: _truncated(open_sans_static, tmp_path / "same.ttf", keep=1.0)}[kind]()
+              "same": lambda: _truncated(open_sans_static, tmp_path / "same.ttf", keep=1.0),
+              "text": lambda: _text_file(tmp_path / "notes.ttf")}[kind]()
     out = source if kind == "same" else tmp_path / "out.ttf"
     result = CliRunner().invoke(app, ["convert", str(source), str(out), "--model", "algorithmic"])
     assert result.exit_code != 0
@@ -76,6 +91,18 @@ def test_bad_inputs_give_one_line_errors_and_no_out_file(kind, message, open_san
     if kind != "same":
         assert not out.exists()
     assert not list(tmp_path.glob(".out-*"))
+
+
+def test_convert_without_a_trained_small_model_names_the_command_that_makes_one(open_sans_static, tmp_path,
+                                                                               monkeypatch):
+    from proceedings.niv.cli import app
+
+    monkeypatch.setenv("PROCEEDINGS_CACHE", str(tmp_path / "empty-cache"))
+    out = tmp_path / "out.ttf"
+    result = CliRunner().invoke(app, ["convert", str(open_sans_static), str(out)])
+    assert result.exit_code != 0 and not out.exists()
+    assert "proceedings reproduce niv --scale small" in str(result.exception)
+    assert "\n" not in str(result.exception)
 
 
 def test_cff_input_converts_with_convert_quadratic(tmp_path):
@@ -92,4 +119,9 @@ def test_cff_input_converts_with_convert_quadratic(tmp_path):
 def _truncated(source, path, keep=0.4):
     data = source.read_bytes()
     path.write_bytes(data[: int(len(data) * keep)])
+    return path
+
+
+def _text_file(path):
+    path.write_text("not a font, just a note someone named .ttf\n")
     return path

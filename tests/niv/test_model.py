@@ -143,3 +143,20 @@ def test_both_arms_build_at_every_preset_with_parameter_counts_within_five_perce
     feats = torch.from_numpy(np.stack([g.features[:10] for g in glyphs]))
     out = pe(feats, torch.ones(2, 10, dtype=torch.bool), torch.tensor([[1.0, -1.0, 0, 0], [0, 0, 0, -1.0]]))
     assert out.shape == (2, 10, 2)
+
+
+def test_the_paper_preset_starts_on_every_installed_family_but_the_held_out_ones(tmp_path):
+    from dataclasses import replace
+
+    from proceedings.niv.data import Dataset, split
+    from proceedings.niv.experiment import CONFIGS, DEVICES
+    from proceedings.niv.model import NIV
+    from proceedings.niv.train import train
+
+    families, held_out = split("paper"), set(split("small")["test"]) | set(split("handwriting")["test"])
+    assert set(split("small")["train"]) <= set(families["train"]) and not held_out & set(families["train"])
+    cfg = CONFIGS["paper"]
+    model, record = train(Dataset(tiny_glyphs()), cfg.model, replace(cfg.train, steps=2, batch=4, checkpoint_every=1),
+                          tmp_path / "paper", device=DEVICES["paper"])  # auto: a GPU in bf16 where there is one
+    assert len(record.losses) == 1 and np.isfinite(record.losses[0])
+    assert NIV.from_pretrained(tmp_path / "paper").config == cfg.model

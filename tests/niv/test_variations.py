@@ -43,3 +43,22 @@ def test_dataset_shard_of_a_two_axis_font_holds_its_corners_and_normalised_point
     assert arrays["features"].shape[0] == arrays["displacement"].shape[0] == arrays["n_points"].sum()
     outline = arrays["features"][:, 2] >= 0
     assert np.abs(arrays["features"][outline, :2]).max() <= 1.5
+
+
+def test_a_fonts_dir_yields_its_variable_families_by_name_less_the_held_out_ones(open_sans_ascii, open_sans_static,
+                                                                                 tmp_path):
+    import shutil
+
+    from proceedings.niv.data import directory_training_files
+    from proceedings.niv.fonts import directory_files, variable_files
+
+    tree = tmp_path / "ofl"
+    for source, target in [(variable_files("karla")[0].path, "karla/Karla[wght].ttf"),
+                           (open_sans_ascii, "opensans/OpenSans[wdth,wght].ttf"),
+                           (open_sans_static, "opensans/static/OpenSans-Regular.ttf")]:
+        (tree / target).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, tree / target)
+    (tree / "broken.ttf").write_text("not a font")
+    assert [(f.family, f.slug, f.path.name) for f in directory_files(tree)] == [
+        ("Karla", "karla", "Karla[wght].ttf"), ("Open Sans", "open-sans", "OpenSans[wdth,wght].ttf")]
+    assert [f.slug for f in directory_training_files(tree)] == ["karla"]  # Open Sans is held out

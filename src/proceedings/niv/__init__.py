@@ -4,5 +4,5 @@ A transformer over a glyph's points predicts each point's total displacement at 
 location; a Property Embedding conditions it, with explicit terms for pairs of axes. Corner
 predictions are written as gvar tuples by inclusion–exclusion, with fvar, instances and STAT.
 
-Public names: `build_dataset` (data), `NIV` (model), `make_variable` and `validate` (conversion).
+Public names, in their modules: `data.build_dataset`, `model.NIV`, `convert.convert`, `validate.validate`.
 """

@@ -76,7 +76,7 @@ def convert(
     predictor, fallback = load_predictor(model)
     result = run(font, out, axes, predictor, fallback, max_points, convert_quadratic)
     console.print(f"wrote {out}: {result.glyphs} glyphs varied, {len(result.over_limit)} static (over "
-                  f"{max_points} points), {len(result.fallback)} on the algorithmic fallback "
+                  f"{result.max_points} points), {len(result.fallback)} on the algorithmic fallback "
                   f"({', '.join(f'{k}: {v}' for k, v in result.fallback_checks.items()) or 'none refused'}; "
                   f"{result.clamped} fallback corners clamped); "
                   + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))
@@ -107,12 +107,18 @@ def train(
     conditioning: str = typer.Option("property", help="'property' (Property Embedding) or 'addall' (ablation)."),
     out: Optional[Path] = typer.Option(None, help="Model folder; an interrupted run there resumes."),
     steps: Optional[int] = typer.Option(None, help="Override the preset's number of steps."),
+    device: Optional[str] = typer.Option(None, help="cpu, cuda or auto (default: the preset's; paper: auto, "
+                                                    "bf16 on a GPU; `accelerate launch -m proceedings niv train` "
+                                                    "for several)."),
+    fonts_dir: Optional[Path] = typer.Option(None, help="Train on every variable TTF under this folder (e.g. a "
+                                                        "google/fonts checkout) but the held-out families, "
+                                                        "instead of the preset's families."),
 ) -> None:
     """Train NIV on a preset's training families; re-running into the same folder resumes."""
     from dataclasses import replace
 
-    from proceedings.niv.data import build_dataset, held_out_code_point, split
-    from proceedings.niv.experiment import CONFIGS
+    from proceedings.niv.data import build_dataset, directory_training_files, held_out_code_point, split
+    from proceedings.niv.experiment import CONFIGS, DEVICES
     from proceedings.niv.model import default_model_dir
     from proceedings.niv.train import train as run
 
@@ -123,10 +129,12 @@ def train(
         if steps < 1:
             raise ProceedingsError(f"--steps must be positive, got {steps}")
         cfg = replace(cfg, train=replace(cfg.train, steps=steps))
-    data = build_dataset(split(cfg.split)["train"], cfg.max_points, cfg.charset, label="train")
+    fonts = directory_training_files(fonts_dir) if fonts_dir else split(cfg.split)["train"]
+    data = build_dataset(fonts, cfg.max_points, cfg.charset, label="train")
     data = data.where(lambda g: not held_out_code_point(g.unicode))
     target = out or default_model_dir(preset).parent / f"cli-{conditioning}"
-    _, record = run(data, replace(cfg.model, conditioning=conditioning), cfg.train, target, label=conditioning)
+    _, record = run(data, replace(cfg.model, conditioning=conditioning), cfg.train, target, label=conditioning,
+                    device=device or DEVICES[preset])
     console.print(f"saved {target}: loss {record.losses[0]:.4f} -> {record.losses[-1]:.4f} in {record.seconds:.0f} s")
 
 
@@ -134,16 +142,20 @@ def train(
 def evaluate(
     model: Optional[str] = typer.Option(None, help="A NIV model folder; default: the last small run's."),
     preset: str = typer.Option("small", help="Whose split and charset to evaluate on."),
+    split: Optional[str] = typer.Option(None, help="Another committed split's held-out families instead, e.g. "
+                                                   "handwriting (Caveat)."),
 ) -> None:
     """Mean point error per 1000 UPM on the held-out families: NIV, B1, B0."""
-    from proceedings.niv.data import build_dataset, split
+    from proceedings.niv.data import build_dataset, split as family_split
     from proceedings.niv.experiment import CONFIGS, score_arms
 
     predictor, fallback = load_predictor(model)
     if not hasattr(predictor, "model"):
         raise ProceedingsError("eval needs a NIV model folder (B1 and B0 are reported beside it)")
+    if preset not in CONFIGS:
+        raise ProceedingsError(f"unknown preset '{preset}'; choose one of: {', '.join(CONFIGS)}")
     cfg = CONFIGS[preset]
-    held_out = build_dataset(split(cfg.split)["test"], cfg.max_points, cfg.charset, label="held-out")
+    held_out = build_dataset(family_split(split or cfg.split)["test"], cfg.max_points, cfg.charset, label="held-out")
     for name, errors in score_arms(held_out, {"niv": predictor.model}, fallback).items():
         console.print(f"{name}: " + ", ".join(f"{k} {v:.2f}" for k, v in errors.summary().items()))
 

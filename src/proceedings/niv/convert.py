@@ -66,6 +66,7 @@ class Conversion:
     out: Path
     glyphs: int = 0
     over_limit: list[str] = field(default_factory=list)  # stayed static
+    max_points: int = 0  # the point limit applied: --max-points, lowered to the model's position table
     fallback: list[str] = field(default_factory=list)  # degenerate prediction -> algorithmic baseline
     fallback_checks: dict[str, int] = field(default_factory=dict)  # check -> glyphs it refused (at any corner)
     clamped: int = 0  # fallback corners that failed the check too and were shrunk towards the default
@@ -172,7 +173,7 @@ def convert(in_path: Path | str, out_path: Path | str, axes: str, predictor: Pre
     glyphs, over = static_glyphs(font, max_points)
     for name in over:
         log.warning("glyph '%s' has more than %d points: it stays static", name, max_points)
-    result = Conversion(out_path, glyphs=len(glyphs), over_limit=over)
+    result = Conversion(out_path, glyphs=len(glyphs), over_limit=over, max_points=max_points)
 
     start = time.perf_counter()
     predicted = predictor.predict(glyphs, corner_vectors)

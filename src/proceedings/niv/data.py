@@ -21,7 +21,7 @@ import numpy as np
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.progress import progress_bar
-from proceedings.niv.fonts import FontFile, open_font, variable_files
+from proceedings.niv.fonts import FontFile, directory_files, installed_families, open_font, variable_files
 from proceedings.niv.variations import (AXES, PHANTOMS, axis_signs, corner_locations, font_axes, glyph_outline,
                                         location_vector, simple_glyphs, total_displacement, unicode_map)
 
@@ -157,12 +157,12 @@ def _glyphs_from_shard(shard: dict, font_file: FontFile) -> list[Glyph]:
     return glyphs
 
 
-def build_dataset(families: list[str], max_points: int = 504, charset: str = "all",
+def build_dataset(families: list[str] | list[FontFile], max_points: int = 504, charset: str = "all",
                   label: str = "extract") -> Dataset:
-    """All variable files of the given fontpkg families (slugs), one cached shard per file."""
+    """All variable files of the given fontpkg families (slugs), or the given font files, one cached shard per file."""
     if charset not in CHARSETS:
         raise ProceedingsError(f"unknown charset '{charset}'; choose one of: {', '.join(CHARSETS)}")
-    files = [f for slug in families for f in variable_files(slug)]
+    files = [f for family in families for f in ([family] if isinstance(family, FontFile) else variable_files(family))]
     if not files:
         raise ProceedingsError(f"no variable TrueType files in families {families}")
     glyphs: list[Glyph] = []
@@ -172,10 +172,24 @@ def build_dataset(families: list[str], max_points: int = 504, charset: str = "al
 
 
 def split(name: str) -> dict:
-    """A committed family split: {"train": [...slugs], "test": [...slugs], ...}."""
+    """A committed family split: {"train": [...slugs], "test": [...slugs], ...}. A "train" of "installed" is
+    every installed variable fontpkg family that no split holds out (`fonts.installed_families`)."""
     if name not in SPLITS["splits"]:
         raise ProceedingsError(f"unknown split '{name}'; choose one of: {', '.join(SPLITS['splits'])}")
-    return SPLITS["splits"][name]
+    chosen = dict(SPLITS["splits"][name])
+    if chosen["train"] == "installed":
+        chosen["train"] = [slug for slug in installed_families() if slug not in held_out_families()]
+    return chosen
+
+
+def held_out_families() -> set[str]:
+    """Every family some split holds out: never trained on, whichever fonts a run trains on."""
+    return {slug for s in SPLITS["splits"].values() for slug in s["test"]}
+
+
+def directory_training_files(fonts_dir: Path | str) -> list[FontFile]:
+    """`--fonts-dir`: the variable fonts of a local font tree, less the held-out families."""
+    return [f for f in directory_files(fonts_dir) if f.slug not in held_out_families()]
 
 
 def held_out_code_point(code: int) -> bool:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from proceedings.core.errors import ProceedingsError
 
+log = logging.getLogger(__name__)
 MAX_FONT_BYTES = 50 * 1024 * 1024  # fonts are untrusted binaries: cap what we parse (spec §7)
 
 
@@ -42,6 +45,38 @@ def variable_files(slug: str) -> list[FontFile]:
     files = [FontFile(meta["family"], slug, root / f["path"], f.get("style") or "normal")
              for f in meta["files"] if f.get("variable") and f["path"].endswith(".ttf")]
     return sorted(files, key=lambda f: (f.style != "normal", f.path.name))
+
+
+def installed_families() -> list[str]:
+    """Slugs of every installed `fontpkg-<family>` wheel that ships a variable TTF (the `paper` preset trains on
+    all of them but the held-out ones)."""
+    from importlib import metadata
+
+    slugs = sorted({d.metadata["Name"].lower()[len("fontpkg-"):] for d in metadata.distributions()
+                    if (d.metadata["Name"] or "").lower().startswith("fontpkg-")})
+    return [slug for slug in slugs if variable_files(slug)]
+
+
+def directory_files(root: Path | str) -> list[FontFile]:
+    """The variable TTFs under a local font tree (e.g. a google/fonts checkout, for `--fonts-dir`), each under
+    its own family name (typographic, else legacy) and a slug made from it as the fontpkg wheels are named."""
+    root = Path(root)
+    if not root.is_dir():
+        raise ProceedingsError(f"fonts dir '{root}' is not a directory")
+    found = []
+    for path in sorted(root.rglob("*.ttf")):
+        try:
+            font = open_font(path, lazy=True)
+        except ProceedingsError as err:
+            log.warning("skipping %s", err)
+            continue
+        if "fvar" in font:
+            family = font["name"].getBestFamilyName()
+            slug = re.sub(r"[^a-z0-9]+", "-", family.lower()).strip("-")
+            found.append(FontFile(family, slug, path, "italic" if font["head"].macStyle & 2 else "normal"))
+    if not found:
+        raise ProceedingsError(f"no variable TrueType fonts under '{root}'")
+    return sorted(found, key=lambda f: (f.slug, f.style != "normal", f.path.name))
 
 
 def static_files(slug: str) -> list[Path]:

@@ -3,7 +3,9 @@
 Samples are (glyph, corner) pairs. Each epoch's order is a seeded shuffle, bucketed by length (chunks
 of 32 batches sorted by point count, so padding stays small) and then the batches shuffled: a batch is
 a function of (seed, step), so two arms trained with the same seed see the same data in the same
-order, and a resumed run continues exactly where the checkpoint left it.
+order, and a resumed run continues exactly where the checkpoint left it. Hugging Face Accelerate runs the
+loop: on the CPU (the laptop presets) it is the plain fp32 loop; on a GPU it trains in bf16 autocast, and under
+`accelerate launch` each process takes its share of every batch.
 """
 
 from __future__ import annotations
@@ -106,14 +108,21 @@ def learning_rate(step: int, cfg: TrainConfig) -> float:
     return cfg.lr * 0.5 * (1 + math.cos(math.pi * min(progress, 1.0)))
 
 
-def train(data: Dataset, model_cfg: NIVConfig, cfg: TrainConfig, out_dir: Path | str, label: str = "NIV"
-          ) -> tuple[NIV, TrainRecord]:
-    """Train (or resume from `out_dir/checkpoint.pt`), save the model in `out_dir` with save_pretrained."""
+def train(data: Dataset, model_cfg: NIVConfig, cfg: TrainConfig, out_dir: Path | str, label: str = "NIV",
+          device: str = "cpu") -> tuple[NIV, TrainRecord]:
+    """Train (or resume from `out_dir/checkpoint.pt`), save the model in `out_dir` with save_pretrained; the
+    returned model is on the CPU. `device`: cpu, cuda or auto (core.runtime.choose_device)."""
+    from accelerate import Accelerator
+
+    from proceedings.core.runtime import choose_device
+
     out_dir = Path(out_dir)
     done = finished_run(out_dir, model_cfg, cfg)
     if done is not None:
         log.info("%s already trained in %s: reusing it", label, out_dir)
         return done
+    on_gpu = choose_device(device).type == "cuda"
+    accelerator = Accelerator(cpu=not on_gpu, mixed_precision="bf16" if on_gpu else "no")
     torch.manual_seed(cfg.seed)
     model = NIV(model_cfg)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
@@ -125,23 +134,26 @@ def train(data: Dataset, model_cfg: NIVConfig, cfg: TrainConfig, out_dir: Path |
         restore_rng_state(state["rng"])
         record, start = TrainRecord(**state["record"]), state["step"]
         log.info("resuming %s from step %d", label, start)
+    wrapped, optimizer = accelerator.prepare(model, optimizer)
     samples = np.array([(g, c) for g in range(len(data.glyphs)) for c in range(len(data.glyphs[g].corners))])
     lengths = np.array([data.glyphs[g].n_points for g, _ in samples])
-    model.train()
+    wrapped.train()
     window: list[float] = []
     clock = time.perf_counter()
     bar = progress_bar(desc=f"train {label}", total=cfg.steps, initial=start, unit="step")
     with bar:
         for step, pairs in batch_schedule(samples, lengths, cfg, start):
-            feats, mask, loc, target = collate([data.glyphs[g] for g, _ in pairs], [c for _, c in pairs])
+            pairs = pairs[accelerator.process_index::accelerator.num_processes]  # this process's share
+            batch = collate([data.glyphs[g] for g, _ in pairs], [c for _, c in pairs])
+            feats, mask, loc, target = (t.to(accelerator.device) for t in batch)
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(step, cfg)
-            pred = model(feats, mask, loc)
+            pred = wrapped(feats, mask, loc).float()
             err = ((pred - target * TARGET_SCALE) ** 2).sum(-1)
             loss = (err * mask).sum() / mask.sum()
             optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            accelerator.backward(loss)
+            accelerator.clip_grad_norm_(wrapped.parameters(), 1.0)
             optimizer.step()
             window.append(loss.item())
             record.points += int(mask.sum())
@@ -149,7 +161,7 @@ def train(data: Dataset, model_cfg: NIVConfig, cfg: TrainConfig, out_dir: Path |
                 record.losses.append(float(np.mean(window)))
                 window = []
             bar.update(1)
-            if (step + 1) % cfg.checkpoint_every == 0 and step + 1 < cfg.steps:
+            if (step + 1) % cfg.checkpoint_every == 0 and step + 1 < cfg.steps and accelerator.is_main_process:
                 record.seconds += time.perf_counter() - clock
                 clock = time.perf_counter()
                 save_checkpoint(out_dir / CHECKPOINT, {
@@ -159,11 +171,12 @@ def train(data: Dataset, model_cfg: NIVConfig, cfg: TrainConfig, out_dir: Path |
     if window:
         record.losses.append(float(np.mean(window)))
     record.seconds += time.perf_counter() - clock
-    model.eval()
-    model.save_pretrained(out_dir)
-    atomic_write_text(out_dir / FINISHED, json.dumps({"train_config": asdict(cfg), "model_config": asdict(model_cfg),
-                                                      "record": asdict(record)}))
-    (out_dir / CHECKPOINT).unlink(missing_ok=True)
+    model = accelerator.unwrap_model(wrapped).cpu().eval()
+    if accelerator.is_main_process:
+        model.save_pretrained(out_dir)
+        atomic_write_text(out_dir / FINISHED, json.dumps({"train_config": asdict(cfg), "model_config": asdict(model_cfg),
+                                                          "record": asdict(record)}))
+        (out_dir / CHECKPOINT).unlink(missing_ok=True)
     return model, record
 
 
