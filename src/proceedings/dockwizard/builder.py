@@ -34,7 +34,7 @@ from proceedings.dockwizard.docking import ligand_pdbqt, receptor_pdbqt, vina_sc
 from proceedings.dockwizard.docking_text import docking_text
 from proceedings.dockwizard.interactions import profile
 from proceedings.dockwizard.ligands import (ccd_molecule, is_drug_like, ligand_description, ligand_info,
-                                            morgan_clusters, posed_molecule)
+                                            morgan_clusters, posed_molecule, template_order_xyz)
 from proceedings.dockwizard.seeds import tool_seed
 from proceedings.dockwizard.structures import Complex, Ligand, read_complex, write_pdb
 
@@ -52,6 +52,9 @@ NATIVE_COMPLEXES = (
 )
 DOCK_EXHAUSTIVENESS = 4  # spec §4.1 step 3
 DOCK_THRESHOLD = -6.0  # kcal/mol: keep a docked pose only below this (spec §4.1 step 3)
+# cached docked poses: 2 = coordinates in the CCD's atom order (format 1, before 2026-12-02, kept meeko's SMILES
+# order under CCD names: every docked pose's atoms were scrambled)
+POSE_FORMAT = 2
 DISTIL_CHUNK = 4  # docked poses per LigandMPNN subprocess (its start-up is ~4 CPU-s; one chunk ~25 CPU-s)
 
 
@@ -147,7 +150,8 @@ def build(out: Path | str, config: BuildConfig, judge) -> BuildReport:
     for c, text in natives:
         for code in progress_bar(ligands, desc=f"dock into {c.name}"):
             with _timed(report, "dock"):
-                pose = cache.get_or_make("dock", {"scaffold": c.name, "ligand": code, "seed": config.seed},
+                pose = cache.get_or_make("dock", {"scaffold": c.name, "ligand": code, "seed": config.seed,
+                                                  "format": POSE_FORMAT},
                                         lambda: dock(c, code, config.seed))
             if pose is not None and pose["energy"] <= config.threshold:
                 ligand = Ligand(code, pose["names"], pose["elements"], np.array(pose["xyz"]))
@@ -220,7 +224,6 @@ def dock(c: Complex, code: str, seed: int) -> dict | None:
     """Vina docking of a CCD ligand into the pocket (box around the native ligand), seeded; the top pose."""
     import tempfile
 
-    from meeko import PDBQTMolecule, RDKitMolCreate
     from rdkit import Chem
     from rdkit.Chem import AllChem
 
@@ -240,12 +243,19 @@ def dock(c: Complex, code: str, seed: int) -> dict | None:
         v.compute_vina_maps(center=centre, box_size=size)
         v.dock(exhaustiveness=DOCK_EXHAUSTIVENESS, n_poses=1)
         energy = float(v.energies(n_poses=1)[0][0])
-        posed = RDKitMolCreate.from_pdbqt_mol(PDBQTMolecule(v.poses(n_poses=1), skip_typing=True))[0]
-    posed = Chem.RemoveHs(posed)
+        pose = named_pose(v.poses(n_poses=1), code)
+    return {"energy": energy, **pose}
+
+
+def named_pose(pdbqt: str, code: str) -> dict:
+    """A meeko PDBQT pose of CCD ligand `code` as names, elements and coordinates in the CCD's atom order."""
+    from meeko import PDBQTMolecule, RDKitMolCreate
+
     template = ccd_molecule(code)
-    xyz = posed.GetConformer().GetPositions()
-    return {"energy": energy, "names": [a.GetProp("name") for a in template.GetAtoms()],
-            "elements": [a.GetSymbol().upper() for a in template.GetAtoms()], "xyz": xyz.round(3).tolist()}
+    posed = RDKitMolCreate.from_pdbqt_mol(PDBQTMolecule(pdbqt, skip_typing=True))[0]
+    return {"names": [a.GetProp("name") for a in template.GetAtoms()],
+            "elements": [a.GetSymbol().upper() for a in template.GetAtoms()],
+            "xyz": template_order_xyz(posed, template).round(3).tolist()}
 
 
 def distil(cache: ItemCache, docked: list[Complex], judge, config: BuildConfig) -> list[dict | None]:

@@ -107,6 +107,21 @@ def posed_molecule(ligand: Ligand):
     return mol
 
 
+def template_order_xyz(posed, template) -> np.ndarray:
+    """Heavy-atom coordinates of `posed` in the atom order of `template`, the same molecule in another
+    order: meeko rebuilds a docked pose from the SMILES it writes into the PDBQT, so its atoms come in
+    SMILES order, not the CCD's. Matched by substructure (elements, bonds, charges); topologically
+    equivalent atoms may trade places, which keeps every bond's length."""
+    from rdkit import Chem
+
+    posed = Chem.RemoveHs(posed)
+    match = posed.GetSubstructMatch(template) if posed.GetNumAtoms() == template.GetNumAtoms() else ()
+    if len(match) != template.GetNumAtoms():
+        raise ProceedingsError(f"docked pose does not match the CCD molecule ({posed.GetNumAtoms()} heavy atoms "
+                               f"for {template.GetNumAtoms()}): its atoms cannot be named")
+    return posed.GetConformer().GetPositions()[list(match)]
+
+
 def same_graph(mol_a, mol_b) -> bool:
     """Graph isomorphism of heavy-atom graphs (elements and connectivity; bond orders, charges and
     hydrogens ignored), the spec's test that a pose and a SMILES describe one molecule."""
