@@ -99,16 +99,13 @@ def test_a_docked_pose_keeps_each_ccd_atom_at_its_own_coordinates(a2a):
     """meeko rebuilds a PDBQT pose in its SMILES's atom order; `named_pose` puts it back in the CCD's order
     (before the fix the CCD names were zipped onto meeko's order, scrambling every docked ligand)."""
     import numpy as np
-    from meeko import PDBQTMolecule, RDKitMolCreate
-    from rdkit import Chem
 
-    from proceedings.dockwizard.builder import named_pose
+    from proceedings.dockwizard.builder import meeko_molecule, named_pose
     from proceedings.dockwizard.docking import ligand_pdbqt
 
     complex_, mol = a2a
-    pdbqt = ligand_pdbqt(mol)
-    meeko_order = Chem.RemoveHs(RDKitMolCreate.from_pdbqt_mol(PDBQTMolecule(pdbqt, skip_typing=True))[0])
+    meeko_order = meeko_molecule(ligand_pdbqt(mol))
     assert not np.allclose(meeko_order.GetConformer().GetPositions(), complex_.ligand.xyz, atol=0.01)
-    pose = named_pose(pdbqt, "ZMA")
+    pose = named_pose(meeko_order, "ZMA")
     by_name = dict(zip(pose["names"], np.array(pose["xyz"])))
     assert np.allclose([by_name[n] for n in complex_.ligand.names], complex_.ligand.xyz, atol=0.01)
