@@ -2,6 +2,9 @@
 
 import json
 
+import pytest
+
+from proceedings.core.errors import ProceedingsError
 from proceedings.dockwizard.builder import BuildReport, ItemCache
 
 
@@ -73,7 +76,8 @@ def test_a_pose_cached_in_meeko_atom_order_is_renamed_not_docked_again(tmp_path)
     meeko_order = meeko_molecule(dock_input("ZMA")).GetConformer().GetPositions()
     names = [a.GetProp("name") for a in ccd_molecule("ZMA").GetAtoms()]
     format1 = {"energy": -7.5, "names": names, "elements": ["C"] * len(names), "xyz": meeko_order.tolist()}
-    assert bonds(format1).max() > 2.0  # what the old cache held
+    with pytest.raises(ProceedingsError, match="atom names do not match"):  # what the old cache held
+        bonds(format1)
     cache = ItemCache(tmp_path, BuildReport())
     cache.path("dock", {"scaffold": "6WQA_ZMA", "ligand": "ZMA", "seed": 0}).write_text(json.dumps(format1))
     pose = _docked_or_renamed(cache, Complex("6WQA_ZMA", [], None), "ZMA", 0)  # no receptor: docking would fail

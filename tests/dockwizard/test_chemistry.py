@@ -109,3 +109,22 @@ def test_a_docked_pose_keeps_each_ccd_atom_at_its_own_coordinates(a2a):
     pose = named_pose(meeko_order, "ZMA")
     by_name = dict(zip(pose["names"], np.array(pose["xyz"])))
     assert np.allclose([by_name[n] for n in complex_.ligand.names], complex_.ligand.xyz, atol=0.01)
+
+
+def test_a_pose_whose_atom_names_do_not_match_its_coordinates_is_one_clear_error(a2a):
+    import numpy as np
+
+    from proceedings.dockwizard.structures import Ligand
+
+    complex_, _ = a2a
+    ligand = complex_.ligand
+    scrambled = Ligand(ligand.code, ligand.names, ligand.elements, ligand.xyz[::-1].copy())
+    with pytest.raises(ProceedingsError, match="pose of ZMA: bonded atoms .* Å apart"):
+        posed_molecule(scrambled)
+
+
+def test_every_fixture_pose_has_covalent_bond_lengths():
+    from proceedings.dockwizard.data import load_samples
+
+    for sample in load_samples():
+        posed_molecule(sample.ligand)  # raises on a bond longer than MAX_BOND_LENGTH

@@ -18,6 +18,7 @@ from proceedings.dockwizard.structures import Ligand
 
 ORGANIC = {"C", "N", "O", "S", "P", "F", "CL", "BR", "I"}
 DRUG_LIKE_HEAVY_ATOMS = (10, 40)  # spec §4.1
+MAX_BOND_LENGTH = 2.5  # Å: above every covalent bond between ORGANIC elements (C-I 2.14, Br-Br 2.28)
 CLUSTER_DISTANCE = 0.6  # Butina cut-off on Tanimoto distance (1 - similarity) of Morgan r=2 fingerprints
 
 
@@ -104,7 +105,20 @@ def posed_molecule(ligand: Ligand):
         conformer.SetAtomPosition(atom.GetIdx(), Point3D(*map(float, position[name])))
     mol.RemoveAllConformers()
     mol.AddConformer(conformer, assignId=True)
+    _check_bond_lengths(mol, ligand.code)
     return mol
+
+
+def _check_bond_lengths(mol, code: str) -> None:
+    """A pose whose bonded atoms sit far apart names its atoms wrongly (round 11: every docked pose had meeko's
+    atom order under the CCD's names); one clear error instead of a scrambled ligand."""
+    xyz = mol.GetConformer().GetPositions()
+    for bond in mol.GetBonds():
+        a, b = bond.GetBeginAtom(), bond.GetEndAtom()
+        length = float(np.linalg.norm(xyz[a.GetIdx()] - xyz[b.GetIdx()]))
+        if length > MAX_BOND_LENGTH:
+            raise ProceedingsError(f"pose of {code}: bonded atoms {a.GetProp('name')} and {b.GetProp('name')} are "
+                                   f"{length:.1f} Å apart; the pose's atom names do not match its coordinates")
 
 
 def template_order_xyz(posed, template) -> np.ndarray:
