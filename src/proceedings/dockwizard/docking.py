@@ -9,7 +9,7 @@ types), ligands by meeko from the RDKit molecule with hydrogens added at their c
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +30,8 @@ class VinaScores:
     drift: float  # heavy-atom RMSD between the pose and its locally optimised form, Å
     redock: float | None = None  # best docked energy (exhaustiveness 8), secondary
     redock_rmsd: float | None = None  # its top pose's RMSD to the conditioning pose, Å
-    optimized_xyz: np.ndarray | None = None  # the ligand's heavy atoms after local optimisation
+    # the ligand's heavy atoms after local optimisation (left out of ==, which an array cannot answer)
+    optimized_xyz: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 def openbabel_modules():
