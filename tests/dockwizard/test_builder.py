@@ -1,5 +1,10 @@
 """The data builder resumes: an item made once is a cache hit afterwards, keyed by its inputs."""
 
+import json
+
+import pytest
+
+from proceedings.core.errors import ProceedingsError
 from proceedings.dockwizard.builder import BuildReport, ItemCache
 
 
@@ -52,3 +57,28 @@ def test_distillation_interrupted_after_a_chunk_resumes_with_the_poses_it_had_no
     assert [t["sequence"] for t in targets] == [p.ligand.code for p in poses]
     assert second.calls == [["L4", "L5"]]  # the first chunk was cached before the second failed
     assert (report.cache_hits, report.computed) == (builder.DISTIL_CHUNK, 2)
+
+
+def test_a_pose_cached_in_meeko_atom_order_is_renamed_not_docked_again(tmp_path):
+    """A format-1 cache entry (coordinates in meeko's order under CCD names: a scrambled ligand) becomes the
+    CCD-ordered pose of the same docking; its bonds have covalent lengths again."""
+    import numpy as np
+
+    from proceedings.dockwizard.builder import _docked_or_renamed, dock_input, meeko_molecule
+    from proceedings.dockwizard.ligands import ccd_molecule, posed_molecule
+    from proceedings.dockwizard.structures import Complex, Ligand
+
+    def bonds(pose):
+        mol = posed_molecule(Ligand("ZMA", pose["names"], pose["elements"], np.array(pose["xyz"])))
+        xyz = mol.GetConformer().GetPositions()
+        return np.array([np.linalg.norm(xyz[b.GetBeginAtomIdx()] - xyz[b.GetEndAtomIdx()]) for b in mol.GetBonds()])
+
+    meeko_order = meeko_molecule(dock_input("ZMA")).GetConformer().GetPositions()
+    names = [a.GetProp("name") for a in ccd_molecule("ZMA").GetAtoms()]
+    format1 = {"energy": -7.5, "names": names, "elements": ["C"] * len(names), "xyz": meeko_order.tolist()}
+    with pytest.raises(ProceedingsError, match="atom names do not match"):  # what the old cache held
+        bonds(format1)
+    cache = ItemCache(tmp_path, BuildReport())
+    cache.path("dock", {"scaffold": "6WQA_ZMA", "ligand": "ZMA", "seed": 0}).write_text(json.dumps(format1))
+    pose = _docked_or_renamed(cache, Complex("6WQA_ZMA", [], None), "ZMA", 0)  # no receptor: docking would fail
+    assert pose["energy"] == -7.5 and bonds(pose).max() < 1.6

@@ -93,3 +93,38 @@ def test_the_native_zma_pocket_states_no_interaction_its_backbone_alone_makes(a2
     complex_, mol = a2a
     stated = profile(complex_, mol)
     assert not any(backbone_made(stated, complex_, mol, complex_.pocket()))
+
+
+def test_a_docked_pose_keeps_each_ccd_atom_at_its_own_coordinates(a2a):
+    """meeko rebuilds a PDBQT pose in its SMILES's atom order; `named_pose` puts it back in the CCD's order
+    (before the fix the CCD names were zipped onto meeko's order, scrambling every docked ligand)."""
+    import numpy as np
+
+    from proceedings.dockwizard.builder import meeko_molecule, named_pose
+    from proceedings.dockwizard.docking import ligand_pdbqt
+
+    complex_, mol = a2a
+    meeko_order = meeko_molecule(ligand_pdbqt(mol))
+    assert not np.allclose(meeko_order.GetConformer().GetPositions(), complex_.ligand.xyz, atol=0.01)
+    pose = named_pose(meeko_order, "ZMA")
+    by_name = dict(zip(pose["names"], np.array(pose["xyz"])))
+    assert np.allclose([by_name[n] for n in complex_.ligand.names], complex_.ligand.xyz, atol=0.01)
+
+
+def test_a_pose_whose_atom_names_do_not_match_its_coordinates_is_one_clear_error(a2a):
+    import numpy as np
+
+    from proceedings.dockwizard.structures import Ligand
+
+    complex_, _ = a2a
+    ligand = complex_.ligand
+    scrambled = Ligand(ligand.code, ligand.names, ligand.elements, ligand.xyz[::-1].copy())
+    with pytest.raises(ProceedingsError, match="pose of ZMA: bonded atoms .* Å apart"):
+        posed_molecule(scrambled)
+
+
+def test_every_fixture_pose_has_covalent_bond_lengths():
+    from proceedings.dockwizard.data import load_samples
+
+    for sample in load_samples():
+        posed_molecule(sample.ligand)  # raises on a bond longer than MAX_BOND_LENGTH

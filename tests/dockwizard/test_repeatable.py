@@ -66,7 +66,7 @@ def test_vina_gets_a_nonzero_seed_and_one_cpu_when_scoring_and_when_docking(monk
 def test_redocking_twice_gives_the_same_energy_and_pose(a2a):
     complex_, mol = a2a
     first, second = (docking.vina_scores(complex_.residues, mol, redock=True, exhaustiveness=1) for _ in range(2))
-    assert first == second
+    assert first == second and np.array_equal(first.optimized_xyz, second.optimized_xyz)
 
 
 @pytest.mark.slow  # two LigandMPNN subprocesses: ~90 CPU-s, mostly torch start-up and weights

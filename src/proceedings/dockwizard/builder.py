@@ -34,7 +34,7 @@ from proceedings.dockwizard.docking import ligand_pdbqt, receptor_pdbqt, vina_sc
 from proceedings.dockwizard.docking_text import docking_text
 from proceedings.dockwizard.interactions import profile
 from proceedings.dockwizard.ligands import (ccd_molecule, is_drug_like, ligand_description, ligand_info,
-                                            morgan_clusters, posed_molecule)
+                                            morgan_clusters, posed_molecule, template_order_xyz)
 from proceedings.dockwizard.seeds import tool_seed
 from proceedings.dockwizard.structures import Complex, Ligand, read_complex, write_pdb
 
@@ -52,6 +52,9 @@ NATIVE_COMPLEXES = (
 )
 DOCK_EXHAUSTIVENESS = 4  # spec §4.1 step 3
 DOCK_THRESHOLD = -6.0  # kcal/mol: keep a docked pose only below this (spec §4.1 step 3)
+# cached docked poses: 2 = coordinates in the CCD's atom order (format 1, before 2026-12-02 21:00 UTC, kept meeko's
+# SMILES order under the CCD's names: every docked pose's atoms were scrambled; `renamed_pose` mends them)
+POSE_FORMAT = 2
 DISTIL_CHUNK = 4  # docked poses per LigandMPNN subprocess (its start-up is ~4 CPU-s; one chunk ~25 CPU-s)
 
 
@@ -147,8 +150,9 @@ def build(out: Path | str, config: BuildConfig, judge) -> BuildReport:
     for c, text in natives:
         for code in progress_bar(ligands, desc=f"dock into {c.name}"):
             with _timed(report, "dock"):
-                pose = cache.get_or_make("dock", {"scaffold": c.name, "ligand": code, "seed": config.seed},
-                                        lambda: dock(c, code, config.seed))
+                pose = cache.get_or_make("dock", {"scaffold": c.name, "ligand": code, "seed": config.seed,
+                                                  "format": POSE_FORMAT},
+                                         lambda: _docked_or_renamed(cache, c, code, config.seed))
             if pose is not None and pose["energy"] <= config.threshold:
                 ligand = Ligand(code, pose["names"], pose["elements"], np.array(pose["xyz"]))
                 docked.append((Complex(c.name, c.residues, ligand), text))
@@ -161,6 +165,15 @@ def build(out: Path | str, config: BuildConfig, judge) -> BuildReport:
     report.samples = len(samples)
     atomic_write_text(out / "build_report.json", json.dumps(asdict(report), indent=1))
     return report
+
+
+def _docked_or_renamed(cache: ItemCache, c: Complex, code: str, seed: int) -> dict | None:
+    """A new docking, or the format-1 cached one renamed (the same seeded docking: same energy and coordinates)."""
+    format1 = cache.path("dock", {"scaffold": c.name, "ligand": code, "seed": seed})
+    if format1.exists():
+        old = json.loads(format1.read_text())
+        return renamed_pose(old, code) if old is not None else None
+    return dock(c, code, seed)
 
 
 def _native(out: Path, file: str, code: str, copy: int, text: str) -> tuple[Complex, str]:
@@ -220,32 +233,65 @@ def dock(c: Complex, code: str, seed: int) -> dict | None:
     """Vina docking of a CCD ligand into the pocket (box around the native ligand), seeded; the top pose."""
     import tempfile
 
-    from meeko import PDBQTMolecule, RDKitMolCreate
-    from rdkit import Chem
-    from rdkit.Chem import AllChem
-
-    mol = Chem.AddHs(ccd_molecule(code))
-    if AllChem.EmbedMolecule(mol, randomSeed=0) != 0:
-        return None
     from proceedings.dockwizard.docking import box_for, vina_class
 
+    ligand = dock_input(code)
+    if ligand is None:
+        return None
     Vina = vina_class()
     with tempfile.TemporaryDirectory() as tmp:
         receptor = Path(tmp) / "r.pdbqt"
         receptor.write_text(receptor_pdbqt(c.residues))
         v = Vina(sf_name="vina", cpu=1, seed=tool_seed(seed), verbosity=0)
         v.set_receptor(rigid_pdbqt_filename=str(receptor))
-        v.set_ligand_from_string(ligand_pdbqt(Chem.RemoveHs(mol)))
+        v.set_ligand_from_string(ligand)
         centre, size = box_for(c.ligand.xyz)
         v.compute_vina_maps(center=centre, box_size=size)
         v.dock(exhaustiveness=DOCK_EXHAUSTIVENESS, n_poses=1)
         energy = float(v.energies(n_poses=1)[0][0])
-        posed = RDKitMolCreate.from_pdbqt_mol(PDBQTMolecule(v.poses(n_poses=1), skip_typing=True))[0]
-    posed = Chem.RemoveHs(posed)
+        posed = meeko_molecule(v.poses(n_poses=1))
+    return {"energy": energy, **named_pose(posed, code)}
+
+
+def dock_input(code: str) -> str | None:
+    """The ligand PDBQT a docking starts from: the CCD molecule embedded with a fixed seed (None when RDKit
+    cannot embed it)."""
+    from rdkit import Chem
+    from rdkit.Chem import AllChem
+
+    mol = Chem.AddHs(ccd_molecule(code))
+    if AllChem.EmbedMolecule(mol, randomSeed=0) != 0:
+        return None
+    return ligand_pdbqt(Chem.RemoveHs(mol))
+
+
+def meeko_molecule(pdbqt: str):
+    """The RDKit molecule meeko rebuilds from a PDBQT pose: heavy atoms in the order of the SMILES in its
+    REMARK (which depends on the molecule only), not in the CCD's order."""
+    from meeko import PDBQTMolecule, RDKitMolCreate
+    from rdkit import Chem
+
+    return Chem.RemoveHs(RDKitMolCreate.from_pdbqt_mol(PDBQTMolecule(pdbqt, skip_typing=True))[0])
+
+
+def named_pose(posed, code: str) -> dict:
+    """A posed molecule of CCD ligand `code` as names, elements and coordinates in the CCD's atom order."""
     template = ccd_molecule(code)
-    xyz = posed.GetConformer().GetPositions()
-    return {"energy": energy, "names": [a.GetProp("name") for a in template.GetAtoms()],
-            "elements": [a.GetSymbol().upper() for a in template.GetAtoms()], "xyz": xyz.round(3).tolist()}
+    return {"names": [a.GetProp("name") for a in template.GetAtoms()],
+            "elements": [a.GetSymbol().upper() for a in template.GetAtoms()],
+            "xyz": template_order_xyz(posed, template).round(3).tolist()}
+
+
+def renamed_pose(old: dict, code: str) -> dict:
+    """A docked pose cached in format 1 (meeko's atom order under the CCD's names) put in the CCD's order
+    without docking again: meeko's order is that of the docking's input PDBQT."""
+    from rdkit.Geometry import Point3D
+
+    posed = meeko_molecule(dock_input(code))
+    conformer = posed.GetConformer()
+    for i, xyz in enumerate(old["xyz"]):
+        conformer.SetAtomPosition(i, Point3D(*map(float, xyz)))
+    return {"energy": old["energy"], **named_pose(posed, code)}
 
 
 def distil(cache: ItemCache, docked: list[Complex], judge, config: BuildConfig) -> list[dict | None]:

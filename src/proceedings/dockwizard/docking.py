@@ -9,7 +9,7 @@ types), ligands by meeko from the RDKit molecule with hydrogens added at their c
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +30,8 @@ class VinaScores:
     drift: float  # heavy-atom RMSD between the pose and its locally optimised form, Å
     redock: float | None = None  # best docked energy (exhaustiveness 8), secondary
     redock_rmsd: float | None = None  # its top pose's RMSD to the conditioning pose, Å
+    # the ligand's heavy atoms after local optimisation (left out of ==, which an array cannot answer)
+    optimized_xyz: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 def openbabel_modules():
@@ -108,8 +110,8 @@ def vina_scores(residues: list[Residue], ligand_mol, redock: bool = False, exhau
         optimized = float(v.optimize()[0])
         pose = Path(tmp) / "opt.pdbqt"
         v.write_pose(str(pose), overwrite=True)
-        drift = _rmsd(start, pdbqt_heavy_xyz(pose.read_text()))
-        result = VinaScores(score, optimized, drift)
+        moved = pdbqt_heavy_xyz(pose.read_text())
+        result = VinaScores(score, optimized, _rmsd(start, moved), optimized_xyz=moved)
         if redock:
             v.dock(exhaustiveness=exhaustiveness, n_poses=1)
             result.redock = float(v.energies(n_poses=1)[0][0])
@@ -123,10 +125,10 @@ def _rmsd(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sqrt(((a - b) ** 2).sum(-1).mean()))
 
 
-def clashes(residues: list[Residue], ligand: Ligand, cutoff: float = CLASH_DISTANCE) -> int:
+def clashes(residues: list[Residue], ligand_xyz: np.ndarray, cutoff: float = CLASH_DISTANCE) -> int:
     """Protein-ligand heavy-atom pairs closer than `cutoff` Å (the complex stage's steric check)."""
     protein = np.concatenate([r.coords() for r in residues])
-    d = np.linalg.norm(protein[:, None, :] - ligand.xyz[None, :, :], axis=-1)
+    d = np.linalg.norm(protein[:, None, :] - ligand_xyz[None, :, :], axis=-1)
     return int((d < cutoff).sum())
 
 

@@ -7,7 +7,8 @@
 3. docking: Vina energy of the conditioning pose after local optimisation in the packed receptor;
 4. complex: each stated interaction re-detected by the profiler (over those the pocket's backbone
    does not already make: a glycine pocket's backbone H-bonds are kept by every design), protein-ligand
-   clashes < 2.2 Å, ligand drift under local optimisation.
+   clashes < 2.2 Å in the conditioning pose (and, reported beside, in the locally optimised one),
+   ligand drift under local optimisation.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class DesignRow:
     drift: float | None = None
     satisfied: float | None = None  # fraction re-detected of the stated interactions the backbone alone does not make
     satisfied_all: float | None = None  # fraction re-detected of all stated interactions (reported beside it)
-    clashes: int | None = None
+    clashes: int | None = None  # in the conditioning pose (the packed complex the design is judged on)
+    clashes_optimized: int | None = None  # after Vina's local optimisation moved the ligand (reported beside)
     error: str = ""
     extra: dict = field(default_factory=dict)
 
@@ -157,7 +159,8 @@ def score_complex(row: DesignRow, condition: Sample, root: Path, packed_residues
         found = profile(complex_, mol, condition.pocket)
         row.satisfied = float(np.mean(satisfied(designable, found))) if designable else None
         row.satisfied_all = float(np.mean(satisfied(stated, found))) if stated else None
-        row.clashes = clashes(complex_.residues, condition.ligand)
+        row.clashes = clashes(complex_.residues, condition.ligand.xyz)
+        row.clashes_optimized = clashes(complex_.residues, scores.optimized_xyz)
     except Exception as err:  # one failing design never aborts the evaluation
         row.error = f"{type(err).__name__}: {err}"
 
@@ -183,6 +186,8 @@ def summarise(rows: list[DesignRow]) -> dict[str, float | None]:
             "satisfaction": mean([r.satisfied for r in scored]),
             "satisfaction_all_stated": mean([r.satisfied_all for r in scored]),
             "clash_free": mean([float(r.clashes == 0) for r in scored]),
+            "clash_free_optimized": mean([float(r.clashes_optimized == 0) for r in scored
+                                          if r.clashes_optimized is not None]),
             "diversity": mean([diversity(s) for s in by_condition.values()])}
 
 

@@ -18,6 +18,7 @@ from proceedings.dockwizard.structures import Ligand
 
 ORGANIC = {"C", "N", "O", "S", "P", "F", "CL", "BR", "I"}
 DRUG_LIKE_HEAVY_ATOMS = (10, 40)  # spec §4.1
+MAX_BOND_LENGTH = 2.5  # Å: above every covalent bond between ORGANIC elements (C-I 2.14, Br-Br 2.28)
 CLUSTER_DISTANCE = 0.6  # Butina cut-off on Tanimoto distance (1 - similarity) of Morgan r=2 fingerprints
 
 
@@ -104,7 +105,35 @@ def posed_molecule(ligand: Ligand):
         conformer.SetAtomPosition(atom.GetIdx(), Point3D(*map(float, position[name])))
     mol.RemoveAllConformers()
     mol.AddConformer(conformer, assignId=True)
+    _check_bond_lengths(mol, ligand.code)
     return mol
+
+
+def _check_bond_lengths(mol, code: str) -> None:
+    """A pose whose bonded atoms sit far apart names its atoms wrongly (round 11: every docked pose had meeko's
+    atom order under the CCD's names); one clear error instead of a scrambled ligand."""
+    xyz = mol.GetConformer().GetPositions()
+    for bond in mol.GetBonds():
+        a, b = bond.GetBeginAtom(), bond.GetEndAtom()
+        length = float(np.linalg.norm(xyz[a.GetIdx()] - xyz[b.GetIdx()]))
+        if length > MAX_BOND_LENGTH:
+            raise ProceedingsError(f"pose of {code}: bonded atoms {a.GetProp('name')} and {b.GetProp('name')} are "
+                                   f"{length:.1f} Å apart; the pose's atom names do not match its coordinates")
+
+
+def template_order_xyz(posed, template) -> np.ndarray:
+    """Heavy-atom coordinates of `posed` in the atom order of `template`, the same molecule in another
+    order: meeko rebuilds a docked pose from the SMILES it writes into the PDBQT, so its atoms come in
+    SMILES order, not the CCD's. Matched by substructure (elements, bonds, charges); topologically
+    equivalent atoms may trade places, which keeps every bond's length."""
+    from rdkit import Chem
+
+    posed = Chem.RemoveHs(posed)
+    match = posed.GetSubstructMatch(template) if posed.GetNumAtoms() == template.GetNumAtoms() else ()
+    if len(match) != template.GetNumAtoms():
+        raise ProceedingsError(f"docked pose does not match the CCD molecule ({posed.GetNumAtoms()} heavy atoms "
+                               f"for {template.GetNumAtoms()}): its atoms cannot be named")
+    return posed.GetConformer().GetPositions()[list(match)]
 
 
 def same_graph(mol_a, mol_b) -> bool:
