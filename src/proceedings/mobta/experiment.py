@@ -85,13 +85,14 @@ CONFIGS = {
     # SmolLM2-135M + LoRA r=8, Cairns -> NYC subway. The spec's lrs (LoRA 2e-4, rows 1e-3) leave the added rows
     # at the old embeddings' mean (norm 2.2 of a row norm 3.2): measured, 30 steps at 1e-3 / 5e-3 still gave
     # loss 6.3 and 0 % valid person-days, 40 steps at 1e-3 / 2e-2 loss 3.8 (README). Batch 8 to fit 2 cores;
-    # no control (one fine-tune more; the run folder keeps the others if it is added later). 200 steps, chosen on
-    # own-task validity only: bus_S gave 13 % valid trips after 80 steps and 88 % after 160 (round 9 probe). The
-    # 200-step record failed gate 1 (mob_T 57 %, bus_T 71.5 %, mob_S 74.5 %); mob_T alone reached 91 % at 600 steps.
+    # the control is a fifth fine-tune (the run folder keeps the others, so it joins a staged run). 600 steps for
+    # every fine-tune, chosen on own-task validity only: the 200-step record failed gate 1 (mob_T 57 %, bus_T
+    # 71.5 %, mob_S 74.5 %, bus_S 95 %); mob_T, the worst, alone reached 86.5 % at 400 steps and 91 % at 600
+    # (probes); the 600-step record gave 100, 92.5, 90 and 84.5 % (bus_S, bus_T, mob_S, mob_T).
     "small": ExperimentConfig(
         model="smollm2-135m", source="cairns", target="nyc_subway",
-        recipe=Recipe(steps=200, batch=8, lr=1e-3, new_row_lr=2e-2, lora_r=8, warmup_steps=8, checkpoint_every=10),
-        bus_sequences=1280, mob_days=1280, eval_days=4000, samples=200, sample_batch=100, control=False, resume=True),
+        recipe=Recipe(steps=600, batch=8, lr=1e-3, new_row_lr=2e-2, lora_r=8, warmup_steps=8, checkpoint_every=10),
+        bus_sequences=1280, mob_days=1280, eval_days=4000, samples=200, sample_batch=100, control=True, resume=True),
     # Full scale: any HF causal LM (--model), GPUs via Accelerate; longer fine-tunes, more samples.
     "paper": ExperimentConfig(
         model="smollm2-135m", source="cairns", target="nyc_subway",
@@ -216,10 +217,12 @@ def run_folder(cfg: ExperimentConfig, base: Backbone, fields: tuple[str, ...] = 
 
 
 def arm_vectors(vectors: dict[str, TaskVector], mus: tuple[float, ...]) -> dict[str, tuple[TaskVector, str]]:
-    """Each arm's task vector and the tag it is sampled with."""
-    arms = {f"mobta_mu{mu:g}": (vectors["bus_T"] + mu * (vectors["mob_S"] - vectors["bus_S"]), "mob") for mu in mus}
-    arms.update({"bus_only": (vectors["bus_T"], "bus"), "source_only": (vectors["mob_S"], "mob"),
-                 "oracle": (vectors["mob_T"], "mob"), "bus_S": (vectors["bus_S"], "bus")})
+    """Each arm's task vector and the tag it is sampled with, in the order a staged run samples them: the gate's
+    arms (each fine-tune on its own task) first, then MobTA at the judged μ, then the reported μ."""
+    arms = {"bus_S": (vectors["bus_S"], "bus"), "source_only": (vectors["mob_S"], "mob"),
+            "bus_only": (vectors["bus_T"], "bus"), "oracle": (vectors["mob_T"], "mob")}
+    arms.update({f"mobta_mu{mu:g}": (vectors["bus_T"] + mu * (vectors["mob_S"] - vectors["bus_S"]), "mob")
+                 for mu in sorted(mus, key=lambda mu: mu != MU)})
     if CONTROL_TASK in vectors:
         arms["oracle_shifted"] = (vectors[CONTROL_TASK], "mob")
     return arms
