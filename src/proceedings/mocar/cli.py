@@ -61,22 +61,28 @@ def _scenes(data: Path, skip_invalid: bool):
 
 
 @app.command()
-def train(data: Path = typer.Option(..., help="Scenario directory made by `mocar sim`."),
+def train(data: Path = typer.Option(..., "--data", "--data-dir",
+                                    help="Scenario directory made by `mocar sim`, or real AV2 scenario folders."),
           out: Path = typer.Option(..., "-o", "--out", help="Model directory (config.json + model.safetensors)."),
           arm: str = typer.Option("mocar", help="mocar, smart_lite or qcnet_lite."),
           scale: str = typer.Option("tiny", help="Model and training preset: tiny, small or paper."),
           steps: int = typer.Option(0, help="Override the preset's steps."),
           resume: bool = typer.Option(False, help="Continue from out/checkpoint.pt."),
-          skip_invalid: bool = typer.Option(False, help="Drop invalid scenarios instead of stopping.")) -> None:
+          skip_invalid: bool = typer.Option(False, help="Drop invalid scenarios instead of stopping."),
+          device: str = typer.Option("cpu", help="cpu, cuda or auto (Accelerate; several GPUs: `accelerate launch "
+                                                 "-m proceedings mocar train --device cuda ...`).")) -> None:
     """Train one arm on a scenario directory with the preset's decoder, optimiser and steps."""
     from dataclasses import replace
 
+    from proceedings.core.runtime import choose_device
     from proceedings.mocar.experiment import ARMS, Splits, build_arms, experiment_config, train_arm
     from proceedings.mocar.pretrained import save_pretrained
+    from proceedings.mocar.training import accelerator
 
     if arm not in ARMS:
         raise ProceedingsError(f"unknown arm '{arm}'; use one of {', '.join(ARMS)}")
-    cfg = experiment_config(scale)
+    choose_device(device)  # an unknown or absent device stops here, before the data are read
+    cfg = replace(experiment_config(scale), device=device)
     train_cfg = replace(cfg.train, steps=steps) if steps else cfg.train
     scenes = _scenes(data, skip_invalid)
     model = build_arms(cfg, Splits(scenes, scenes, scenes, scenes), train_cfg.seed)[arm]
@@ -84,6 +90,8 @@ def train(data: Path = typer.Option(..., help="Scenario directory made by `mocar
     if checkpoint.exists() and not resume:
         raise ProceedingsError(f"'{checkpoint}' exists; pass --resume to continue it or choose another --out")
     log = train_arm(arm, model, scenes, train_cfg, cfg, checkpoint)
+    if not accelerator(device).is_main_process:  # under `accelerate launch` the first process saves
+        return
     save_pretrained(model, out)
     console.print(f"{arm}: {log.steps} steps, loss {log.losses[0]:.3f} -> {log.losses[-1]:.3f}, "
                   f"{log.s_per_step:.3f} s/step; saved to {out}")

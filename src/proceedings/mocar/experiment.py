@@ -27,7 +27,7 @@ from proceedings.core.runtime import atomic_write_bytes, check_scale, seed_every
 from proceedings.mocar.backbone import BackboneConfig
 from proceedings.mocar.baselines import constant_velocity, ctrv
 from proceedings.mocar.batch import make_batch
-from proceedings.mocar.evaluation import code_space_ade, forecast_all, score, teacher_forced_min_ade6
+from proceedings.mocar.evaluation import code_space_ade, forecast_all, model_device, score, teacher_forced_min_ade6
 from proceedings.mocar.metrics import paired_bootstrap
 from proceedings.mocar.model import MoCAR, MoCARConfig
 from proceedings.mocar.qcnet_lite import QCNetLite
@@ -35,7 +35,7 @@ from proceedings.mocar.scenarios import Scenes, load
 from proceedings.mocar.sim import SimSpec, generate
 from proceedings.mocar.smart_lite import SmartLite, Vocabulary
 from proceedings.mocar.tokenizer import PretrainConfig, pretrain
-from proceedings.mocar.training import TrainConfig, TrainLog, train
+from proceedings.mocar.training import TrainConfig, TrainLog, accelerator, train
 
 CLAIM = ("Rolling out continuous motion codes kept in latent memory (MoCAR) forecasts better than discrete-token "
          "autoregression with re-tokenisation (SMART-lite) and physics, in the training city, on its turn-heavy "
@@ -58,6 +58,7 @@ class ExperimentConfig:
     bootstrap: int = 1000
     ablations: tuple[str, ...] = ()  # MoCAR variants trained like MoCAR (same steps, batch, data), reported beside
     checkpoints: bool = False
+    device: str = "cpu"  # auto, cpu or cuda: where the learned arms train and forecast (Accelerate; paper: auto)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -87,7 +88,7 @@ CONFIGS = {
         city_b=SimSpec("B", 8, 900.0, 100, "av1", stride_s=1.0, max_windows=2000),
         test_networks=4, mocar=MoCARConfig(BACKBONE["paper"], code_dim=32, tokenizer_hidden=256, modes=6, closed_loop=1.0),
         train=TrainConfig(steps=60000, batch=64, lr=5e-4, weight_decay=0.1, warmup=1000, checkpoint_every=1000),
-        max_eval=20000, ablations=("beta0", "no_alignment", "frozen_tokenizer"), checkpoints=True),
+        max_eval=20000, ablations=("beta0", "no_alignment", "frozen_tokenizer"), checkpoints=True, device="auto"),
 }
 ARMS = ("mocar", "smart_lite", "qcnet_lite")
 ABLATIONS = {"beta0": {"beta": 0.0}, "no_alignment": {"alignment": 0.0}, "frozen_tokenizer": {"frozen_tokenizer": True}}
@@ -168,9 +169,10 @@ def build_arms(cfg: ExperimentConfig, splits: Splits, seed: int) -> dict[str, to
 
 
 def run_folder(cfg: ExperimentConfig) -> Path:
-    """The staged run's folder, keyed by everything but the ablations: each ablation is one more arm in it, so
-    adding one reuses the trained arms."""
-    key = hashlib.sha256(json.dumps(replace(cfg, ablations=()).to_dict(), sort_keys=True, default=str).encode()).hexdigest()[:12]
+    """The staged run's folder, keyed by data, models and training, not by the ablations (each is one more arm in
+    it, so adding one reuses the trained arms) nor the device (the saved state is the same on every device)."""
+    given = {k: v for k, v in replace(cfg, ablations=()).to_dict().items() if k != "device"}
+    key = hashlib.sha256(json.dumps(given, sort_keys=True, default=str).encode()).hexdigest()[:12]
     return cache_root() / "mocar" / "runs" / key
 
 
@@ -181,24 +183,28 @@ def checkpoint(cfg: ExperimentConfig, arm: str) -> Path | None:
 
 def train_arm(name: str, model: torch.nn.Module, scenes: Scenes, train_cfg: TrainConfig, cfg: ExperimentConfig,
               checkpoint: Path | None = None) -> TrainLog:
-    """Train one arm; MoCAR's tokenizer is pre-trained on segments first (frozen after it in that ablation)."""
+    """Train one arm on cfg.device; MoCAR's tokenizer is pre-trained on segments first (frozen after it in that
+    ablation)."""
     if not isinstance(model, MoCAR):
-        return train(model, scenes, train_cfg, checkpoint, desc=f"train {name}")
+        return train(model, scenes, train_cfg, checkpoint, desc=f"train {name}", device=cfg.device)
+    model.to(accelerator(cfg.device).device)
     segments = training_segments(scenes, cfg.vocabulary_segments, train_cfg.seed)
     pre = pretrain(model.tokenizer, *segments, model.cfg.beta, replace(cfg.tokenizer, seed=train_cfg.seed),
                    checkpoint.with_suffix(".tokenizer.pt") if checkpoint else None)
     model.tokenizer.requires_grad_(not model.cfg.frozen_tokenizer)
-    logged = train(model, scenes, train_cfg, checkpoint, desc=f"train {name}")
+    logged = train(model, scenes, train_cfg, checkpoint, desc=f"train {name}", device=cfg.device)
     logged.wall_s += pre["wall_s"]
     logged.cpu_s += pre["cpu_s"]
     return logged
 
 
 def predictor(model: torch.nn.Module, seed: int, **options):
+    """`predict(batch)` on the model's device (SMART-lite samples with a seeded CPU generator)."""
+    device = model_device(model)
     if isinstance(model, SmartLite):
         generator = torch.Generator().manual_seed(seed)
-        return lambda b: model.predict(b, generator=generator, **options)
-    return lambda b: model.predict(b, **options)
+        return lambda b: model.predict(b.to(device), generator=generator, **options)
+    return lambda b: model.predict(b.to(device), **options)
 
 
 def evaluate_arm(predict, splits: Splits, horizon_b: int, saved: Path | None = None) -> dict[str, tuple[dict, object]]:
@@ -237,7 +243,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
 
     mocar, smart = arms["mocar"], arms["smart_lite"]
     tokenizer_ade = _tokenizer_ade(mocar, splits.test)
-    vocabulary_ade = code_space_ade(lambda p, h: _vocab_round_trip(smart.vocabulary, p, h), splits.test)
+    vocabulary_ade = code_space_ade(lambda p, h: _vocab_round_trip(smart.vocabulary, p, h), splits.test,
+                                    device=model_device(smart))
     summary = {name: {split: table for split, (table, _) in arm.items()} for name, arm in tables.items()}
     per = {name: {split: scores for split, (_, scores) in arm.items()} for name, arm in tables.items()}
     ci = lambda split: paired_bootstrap(per["mocar"][split].min_fde6, per["smart_lite"][split].min_fde6,  # noqa: E731
@@ -272,7 +279,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                                if cfg.mocar.closed_loop else "")),
                 "parameter_ratio_to_mocar": {k: v / params["mocar"] for k, v in params.items()}},
         seed=seed, notes=notes(metrics, baseline, summary),
-        artifacts=[str(p.relative_to(results_root())) for p in artifacts], device="cpu")
+        artifacts=[str(p.relative_to(results_root())) for p in artifacts], device=str(model_device(mocar)))
 
 
 def ablations(cfg: ExperimentConfig, arms: dict, summary: dict, per: dict, splits: Splits, seed: int) -> dict:
@@ -288,14 +295,15 @@ def ablations(cfg: ExperimentConfig, arms: dict, summary: dict, per: dict, split
 
 
 def _tokenizer_ade(model: MoCAR, scenes: Scenes) -> float:
-    return code_space_ade(lambda p, h: model.tokenizer.decode(model.tokenizer.encode(p, h)[0]), scenes)
+    return code_space_ade(lambda p, h: model.tokenizer.decode(model.tokenizer.encode(p, h)[0]), scenes,
+                          device=model_device(model))
 
 
 def retokenizing(model: MoCAR) -> MoCAR:
     """The trained MoCAR with its rollout re-encoding each decoded segment (ablation, no retraining)."""
     clone = MoCAR(replace(model.cfg, retokenize=True))
     clone.load_state_dict(model.state_dict())
-    return clone.eval()
+    return clone.to(model_device(model)).eval()
 
 
 def _vocab_round_trip(vocabulary: Vocabulary, points: torch.Tensor, headings: torch.Tensor):
