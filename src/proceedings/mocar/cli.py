@@ -174,6 +174,28 @@ def viz(data: Path = typer.Option(..., help="Scenario directory or .npz shard.")
     console.print(f"wrote {out}")
 
 
+@app.command()
+def ablate(scale: str = typer.Option("small", help="A preset with a run folder: small or paper."),
+           seed: int = typer.Option(0, help="The run's seed."),
+           only: str = typer.Option(None, help="Comma-separated ablations to train now (default: the preset's): "
+                                               "beta0, no_alignment, frozen_tokenizer.")) -> None:
+    """MoCAR's ablations, each trained like MoCAR as one more arm of the `reproduce` run (resumable) and paired
+    with its MoCAR; writes results/mocar/<scale>/ablations.json (every ablation evaluated so far)."""
+    from proceedings.core.runtime import set_threads
+    from proceedings.mocar.ablation import run_ablations
+
+    set_threads()
+    names = tuple(n.strip() for n in only.split(",")) if only else None
+    record = run_ablations(scale, seed, names)
+    table = Table("arm", "A test minADE6", "minFDE6", "MR@2m", "turn-heavy minFDE6", "B minFDE6", "tokenizer ADE",
+                  "minFDE6 cost, 90 % CI")
+    for name, row in {"mocar": record["mocar"], **record["ablations"]}.items():
+        cost = row.get("fde6_cost_ci")
+        table.add_row(name, *(f"{row[k]:.2f}" for k in ("min_ade6", "min_fde6", "mr2", "turn_min_fde6", "b_min_fde6")),
+                      f"{row['tokenizer_ade']:.3f}", f"[{cost[0]:+.2f}, {cost[1]:+.2f}]" if cost else "")
+    console.print(table)
+
+
 @app.command("export-av2")
 def export_av2(data: Path = typer.Option(..., help="Scenario directory made by `mocar sim`."),
                out: Path = typer.Option(..., "-o", "--out", help="Directory for the AV2 scenario folders."),

@@ -56,7 +56,7 @@ class ExperimentConfig:
     vocabulary_segments: int = 20000  # training segments the k-disk vocabulary and the tokenizer are fitted on
     max_eval: int = 400  # scenes per evaluation set
     bootstrap: int = 1000
-    ablations: tuple[str, ...] = ()  # MoCAR variants trained like MoCAR (same steps, batch, data), reported beside
+    ablations: tuple[str, ...] = ()  # what `mocar ablate` trains in this run's folder (a longer run, issue 25)
     checkpoints: bool = False
     device: str = "cpu"  # auto, cpu or cuda: where the learned arms train and forecast (Accelerate; paper: auto)
 
@@ -91,7 +91,6 @@ CONFIGS = {
         max_eval=20000, ablations=("beta0", "no_alignment", "frozen_tokenizer"), checkpoints=True, device="auto"),
 }
 ARMS = ("mocar", "smart_lite", "qcnet_lite")
-ABLATIONS = {"beta0": {"beta": 0.0}, "no_alignment": {"alignment": 0.0}, "frozen_tokenizer": {"frozen_tokenizer": True}}
 
 
 def experiment_config(scale: str, seed: int = 0) -> ExperimentConfig:
@@ -176,6 +175,16 @@ def run_folder(cfg: ExperimentConfig) -> Path:
     return cache_root() / "mocar" / "runs" / key
 
 
+def evaluation_file(cfg: ExperimentConfig, arm: str) -> Path | None:
+    """Where a staged run keeps an arm's evaluation tables (None when the preset does not checkpoint)."""
+    return run_folder(cfg) / f"{arm}.eval.pkl" if cfg.checkpoints else None
+
+
+def av1_horizon(splits: Splits) -> int:
+    """Future steps of the city-B (AV1) windows."""
+    return splits.shift.focal.shape[1] - splits.shift.observed
+
+
 def checkpoint(cfg: ExperimentConfig, arm: str) -> Path | None:
     """Where a staged run keeps an arm's training state (None when the preset does not checkpoint)."""
     return run_folder(cfg) / f"{arm}.pt" if cfg.checkpoints else None
@@ -228,13 +237,10 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     seed_everything(seed)
     splits = prepare_data(cfg, seed)
     arms = build_arms(cfg, splits, seed)
-    for name in cfg.ablations:  # MoCAR variants, trained like MoCAR, reported beside
-        torch.manual_seed(seed)
-        arms[f"mocar_{name}"] = MoCAR(replace(cfg.mocar, **ABLATIONS[name]))
     logs = {name: train_arm(name, model, splits.train, cfg.train, cfg, checkpoint(cfg, name))
             for name, model in arms.items()}  # all training first: a staged run resumes into the evaluation
-    horizon_b = splits.shift.focal.shape[1] - splits.shift.observed
-    saved = lambda name: run_folder(cfg) / f"{name}.eval.pkl" if cfg.checkpoints else None  # noqa: E731
+    horizon_b = av1_horizon(splits)
+    saved = lambda name: evaluation_file(cfg, name)  # noqa: E731
     tables = {name: evaluate_arm(predictor(model, seed), splits, horizon_b, saved(name)) for name, model in arms.items()}
     tables["cv"] = evaluate_arm(constant_velocity, splits, horizon_b)
     tables["ctrv"] = evaluate_arm(lambda b: ctrv(b, cfg.mocar.modes), splits, horizon_b)
@@ -242,7 +248,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                                               saved("mocar_retokenize"))
 
     mocar, smart = arms["mocar"], arms["smart_lite"]
-    tokenizer_ade = _tokenizer_ade(mocar, splits.test)
+    code_ade = tokenizer_ade(mocar, splits.test)
     vocabulary_ade = code_space_ade(lambda p, h: _vocab_round_trip(smart.vocabulary, p, h), splits.test,
                                     device=model_device(smart))
     summary = {name: {split: table for split, (table, _) in arm.items()} for name, arm in tables.items()}
@@ -252,16 +258,15 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     params = {name: param_count(arms[name]) for name in ARMS}
     train_sample = cap(splits.train, len(splits.test), 1)  # the A train sample evaluate_arm scores
     exposure = {"a_train": teacher_forced_min_ade6(mocar, train_sample), "a_test": teacher_forced_min_ade6(mocar, splits.test)}
-    metrics = {**_headline(summary["mocar"]), "tokenizer_ade": tokenizer_ade, "teacher_forced_min_ade6": exposure,
+    metrics = {**headline(summary["mocar"]), "tokenizer_ade": code_ade, "teacher_forced_min_ade6": exposure,
                "fde6_gap_ci": ci("a_test"), "turn_fde6_gap_ci": ci("a_turn"),
                "turn_heavy_share": splits.turn_heavy_share, "cv_turn_mr2": summary["cv"]["a_turn"]["mr2"],
                "cv_train_min_ade6": summary["cv"]["a_train"]["min_ade6"],
                "ctrv_min_ade6": summary["ctrv"]["a_test"]["min_ade6"],
                "ctrv_b_min_fde6": summary["ctrv"]["b_av1"]["min_fde6"],
-               "ablations": ablations(cfg, arms, summary, per, splits, seed),
                "tables": summary, "speed": speed(logs, summary, splits), "parameters": params,
                "train_losses": {name: [log.losses[0], log.losses[-1]] for name, log in logs.items() if log.losses}}
-    baseline = {"name": "SMART-lite (discrete tokens, re-tokenised rollout)", **_headline(summary["smart_lite"]),
+    baseline = {"name": "SMART-lite (discrete tokens, re-tokenised rollout)", **headline(summary["smart_lite"]),
                 "vocabulary_ade": vocabulary_ade, "vocabulary_size": len(smart.vocabulary)}
     out = artifact_dir("mocar", scale)
     artifacts = [plot_horizon(summary, out / "error_by_horizon.png")]
@@ -282,19 +287,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         artifacts=[str(p.relative_to(results_root())) for p in artifacts], device=str(model_device(mocar)))
 
 
-def ablations(cfg: ExperimentConfig, arms: dict, summary: dict, per: dict, splits: Splits, seed: int) -> dict:
-    """Each ablation's headline numbers, its tokenizer's rebuild error, and the 90 % paired bootstrap interval of
-    its minFDE6 minus MoCAR's on A test and A turn-heavy (above 0: the ablated part helps)."""
-    out = {}
-    for name in (f"mocar_{a}" for a in cfg.ablations):
-        cost = {split: paired_bootstrap(per["mocar"][split].min_fde6, per[name][split].min_fde6, cfg.bootstrap, CI_LEVEL,
-                                        seed) for split in ("a_test", "a_turn")}
-        out[name] = {**_headline(summary[name]), "tokenizer_ade": _tokenizer_ade(arms[name], splits.test),
-                     "fde6_cost_ci": cost["a_test"], "turn_fde6_cost_ci": cost["a_turn"]}
-    return out
-
-
-def _tokenizer_ade(model: MoCAR, scenes: Scenes) -> float:
+def tokenizer_ade(model: MoCAR, scenes: Scenes) -> float:
+    """How closely MoCAR's tokenizer rebuilds the scenes' futures (gate (c))."""
     return code_space_ade(lambda p, h: model.tokenizer.decode(model.tokenizer.encode(p, h)[0]), scenes,
                           device=model_device(model))
 
@@ -311,7 +305,7 @@ def _vocab_round_trip(vocabulary: Vocabulary, points: torch.Tensor, headings: to
     return vocabulary.points[token], vocabulary.transitions[token]
 
 
-def _headline(arm: dict) -> dict:
+def headline(arm: dict) -> dict:
     """The numbers the verdict reads, flat: A test table, minFDE6 on B and turn-heavy, minADE6 on A train."""
     a = arm["a_test"]
     return {**{k: a[k] for k in ("min_ade6", "min_fde6", "min_ade1", "min_fde1", "mr2", "brier_min_fde6", "off_road")},
@@ -365,9 +359,6 @@ def notes(metrics: dict, baseline: dict, summary: dict) -> str:
             f"(MoCAR tokenizer) and {baseline['vocabulary_ade']:.3f} m (SMART-lite, {baseline['vocabulary_size']} tokens). "
             f"MoCAR's minADE6 with teacher-forced input codes (its training view): "
             f"{metrics['teacher_forced_min_ade6']['a_test']:.2f} m on A test against {metrics['min_ade6']:.2f} m rolled out. "
-            + "".join(f"Ablation {name}: A test minFDE6 {row['min_fde6']:.2f} (minus MoCAR's, 90 % CI "
-                      f"[{row['fde6_cost_ci'][0]:.2f}, {row['fde6_cost_ci'][1]:.2f}]), tokenizer rebuild "
-                      f"{row['tokenizer_ade']:.3f} m. " for name, row in metrics["ablations"].items()) +
             "SUMO traffic is lane-centred and rule-following: absolute errors are far below AV2's, only the ordering "
             "of methods is meaningful; 'AV2 -> AV1' is an analog (unseen network family and shorter protocol).")
 
