@@ -107,7 +107,7 @@ def _forecaster(model_dir: Path, modes: int):
 
 
 @app.command("eval")
-def evaluate(data: Path = typer.Option(..., help="Scenario directory."),
+def evaluate(data: Path = typer.Option(..., "--data", "--data-dir", help="Scenario directory, or real AV2 scenario folders."),
              model: Path = typer.Option(None, help="Model directory; without it only CV and CTRV are scored."),
              subset: str = typer.Option("all", help="all or turn-heavy."),
              k: int = typer.Option(6, "-k", help="Modes."),
