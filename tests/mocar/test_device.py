@@ -41,3 +41,19 @@ def test_train_on_an_absent_cuda_device_is_one_line_naming_it_before_reading_dat
 def test_the_paper_preset_trains_on_the_gpu_when_there_is_one_and_resumes_across_devices():
     assert CONFIGS["paper"].device == "auto" and CONFIGS["small"].device == "cpu"
     assert run_folder(CONFIGS["small"]) == run_folder(type(CONFIGS["small"])(**{**vars(CONFIGS["small"]), "device": "auto"}))
+
+
+@pytest.mark.slow  # the paper-size arms (d = 128, L = 4): ~10 CPU-s
+def test_the_paper_preset_starts_its_arms_matched_and_training_through_accelerate():
+    from dataclasses import replace
+
+    from proceedings.mocar.experiment import Splits, build_arms, param_count
+    from tests.mocar.conftest import synthetic_scenes
+
+    cfg, scenes = CONFIGS["paper"], synthetic_scenes(100)  # enough segments for SMART-lite's ~1,800 tokens
+    arms = build_arms(cfg, Splits(scenes, scenes, scenes, scenes), 0)
+    target = param_count(arms["mocar"])
+    assert all(abs(param_count(m) / target - 1) <= 0.10 for m in arms.values())
+    for model in arms.values():
+        log = train(model, scenes, replace(cfg.train, steps=1, batch=4, warmup=1), device=cfg.device)
+        assert log.steps == 1 and np.isfinite(log.losses).all()
