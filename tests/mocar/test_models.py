@@ -133,3 +133,37 @@ def test_incremental_decoding_with_the_cache_equals_recomputing_the_whole_sequen
             h, past = backbone(tokens[:, :, i:i + 1], frames[:, :, i:i + 1], batch, first=i, past=past)
             steps.append(h)
     assert torch.allclose(full, torch.cat(steps, dim=2), atol=1e-5)
+
+
+
+def test_an_ablation_worse_on_every_scene_costs_minfde6_with_an_interval_above_0_and_reuses_the_run(scenes):
+    from types import SimpleNamespace
+
+    from proceedings.mocar.ablation import paired_rows
+    from proceedings.mocar.experiment import run_folder
+
+    cfg = replace(CONFIGS["tiny"], bootstrap=200)
+    splits = Splits(scenes, scenes, scenes, scenes)
+    row = {"min_ade6": 1.0, "min_fde6": 2.0, "min_ade1": 1.5, "min_fde1": 3.0, "mr2": 0.2, "brier_min_fde6": 2.5,
+           "off_road": 0.1}
+    fde = np.random.default_rng(0).uniform(1, 4, 50)
+    tables = {arm: {split: (row, SimpleNamespace(min_fde6=fde + shift)) for split in ("a_train", "a_test", "a_turn", "b_av1")}
+              for arm, shift in (("mocar", 0.0), ("mocar_beta0", 0.5))}
+    torch.manual_seed(0)
+    models = {"mocar": MoCAR(SMALL), "mocar_beta0": MoCAR(replace(SMALL, beta=0.0))}
+    out = paired_rows(cfg, models, tables, splits, 0)
+    assert list(out) == ["mocar_beta0"]
+    assert out["mocar_beta0"]["fde6_cost_ci"] == pytest.approx([0.5, 0.5])
+    assert out["mocar_beta0"]["tokenizer_ade"] > 0
+    with_ablation = replace(CONFIGS["tiny"], ablations=("beta0",))  # an ablation adds an arm to the run, retrains none
+    assert run_folder(with_ablation) == run_folder(CONFIGS["tiny"])
+
+
+def test_ablations_name_unknown_switches_and_need_a_staged_run_in_one_line():
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.mocar.ablation import run_ablations
+
+    with pytest.raises(ProceedingsError, match="unknown ablation.*beta1"):
+        run_ablations("small", 0, ("beta1",))
+    with pytest.raises(ProceedingsError, match="no run folder"):
+        run_ablations("tiny", 0, ("beta0",))

@@ -49,3 +49,13 @@ def test_the_committed_records_re_judge_to_their_stored_checks(scale):
         pytest.skip(f"no committed {scale} record yet")
     record = json.loads(path.read_text())
     assert verdict(record["metrics"], record["baseline"]) == record["checks"]
+
+
+def test_over_seeds_an_interval_check_holds_only_when_every_seeds_interval_is_above_0():
+    from proceedings.core.seeds import mean_record
+
+    seeds = [{**PASSING["metrics"], "fde6_gap_ci": ci} for ci in ([0.1, 0.3], [0.2, 0.5])]
+    assert all(verdict(mean_record(seeds), PASSING["baseline"]).values())
+    seeds[1]["fde6_gap_ci"] = [-0.01, 0.4]
+    checks = verdict(mean_record(seeds), PASSING["baseline"])
+    assert [rule for rule, holds in checks.items() if not holds] == [r for r in checks if r.startswith("(1) A test: MoCAR minFDE6")]

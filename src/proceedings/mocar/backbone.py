@@ -72,7 +72,7 @@ class ContextEncoder(nn.Module):
         null = self.null.expand(B, K, T, 1, -1)
         mask = torch.cat((batch.map_valid[:, None, None].expand(B, K, T, -1),
                           batch.neighbour_valid[:, :, first:first + T].transpose(1, 2)[:, None].expand(B, K, T, -1),
-                          torch.ones(B, K, T, 1, dtype=torch.bool)), dim=-1)
+                          torch.ones(B, K, T, 1, dtype=torch.bool, device=null.device)), dim=-1)
         return torch.cat((m, a, null), dim=3), mask
 
 
@@ -113,7 +113,7 @@ class Block(nn.Module):
         x = self.norms[0](h).reshape(B * K, T, d)
         keys = x if past is None else torch.cat((past, x), dim=1)
         P = keys.shape[1] - T
-        causal = torch.ones(T, P + T, dtype=torch.bool).triu(P + 1)
+        causal = torch.ones(T, P + T, dtype=torch.bool, device=h.device).triu(P + 1)
         h = h + self.temporal(x, keys, keys, attn_mask=causal, need_weights=False)[0].reshape(B, K, T, d)
         h = h + self.context(self.norms[1](h), ctx, ctx_mask)
         if self.modes is not None and K > 1:
@@ -138,7 +138,7 @@ class Backbone(nn.Module):
         """tokens (B, K, T, d) are tokens first..first+T-1; frames (B, K, T, 3), or (B, 1, T, 3) when the
         streams share them. Returns the outputs and the cache to pass as `past` with the next tokens."""
         T = tokens.shape[2]
-        offsets = torch.arange(first, first + T) - (batch.history - 1) + MAX_OFFSET
+        offsets = torch.arange(first, first + T, device=tokens.device) - (batch.history - 1) + MAX_OFFSET
         h = tokens + self.step(offsets)
         ctx, mask = self.context(batch, frames, first)
         cache = []

@@ -9,7 +9,7 @@ the model is SE(2)-invariant by construction.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import torch
@@ -62,6 +62,11 @@ class Batch:
 
     def future_xy(self) -> torch.Tensor:
         return self.xy[:, self.current + 1:self.current + 1 + self.future * SEGMENT]
+
+    def to(self, device: torch.device | str) -> "Batch":
+        """The same scenes with every tensor on `device`."""
+        return replace(self, **{f.name: getattr(self, f.name).to(device) for f in fields(self)
+                                if isinstance(getattr(self, f.name), torch.Tensor)})
 
     def transformed(self, angle: float, shift: tuple[float, float]) -> "Batch":
         """The same scenes rotated by `angle` and translated by `shift` (for the invariance test)."""

@@ -61,22 +61,28 @@ def _scenes(data: Path, skip_invalid: bool):
 
 
 @app.command()
-def train(data: Path = typer.Option(..., help="Scenario directory made by `mocar sim`."),
+def train(data: Path = typer.Option(..., "--data", "--data-dir",
+                                    help="Scenario directory made by `mocar sim`, or real AV2 scenario folders."),
           out: Path = typer.Option(..., "-o", "--out", help="Model directory (config.json + model.safetensors)."),
           arm: str = typer.Option("mocar", help="mocar, smart_lite or qcnet_lite."),
           scale: str = typer.Option("tiny", help="Model and training preset: tiny, small or paper."),
           steps: int = typer.Option(0, help="Override the preset's steps."),
           resume: bool = typer.Option(False, help="Continue from out/checkpoint.pt."),
-          skip_invalid: bool = typer.Option(False, help="Drop invalid scenarios instead of stopping.")) -> None:
+          skip_invalid: bool = typer.Option(False, help="Drop invalid scenarios instead of stopping."),
+          device: str = typer.Option("cpu", help="cpu, cuda or auto (Accelerate; several GPUs: `accelerate launch "
+                                                 "-m proceedings mocar train --device cuda ...`).")) -> None:
     """Train one arm on a scenario directory with the preset's decoder, optimiser and steps."""
     from dataclasses import replace
 
+    from proceedings.core.runtime import choose_device
     from proceedings.mocar.experiment import ARMS, Splits, build_arms, experiment_config, train_arm
     from proceedings.mocar.pretrained import save_pretrained
+    from proceedings.mocar.training import accelerator
 
     if arm not in ARMS:
         raise ProceedingsError(f"unknown arm '{arm}'; use one of {', '.join(ARMS)}")
-    cfg = experiment_config(scale)
+    choose_device(device)  # an unknown or absent device stops here, before the data are read
+    cfg = replace(experiment_config(scale), device=device)
     train_cfg = replace(cfg.train, steps=steps) if steps else cfg.train
     scenes = _scenes(data, skip_invalid)
     model = build_arms(cfg, Splits(scenes, scenes, scenes, scenes), train_cfg.seed)[arm]
@@ -84,6 +90,8 @@ def train(data: Path = typer.Option(..., help="Scenario directory made by `mocar
     if checkpoint.exists() and not resume:
         raise ProceedingsError(f"'{checkpoint}' exists; pass --resume to continue it or choose another --out")
     log = train_arm(arm, model, scenes, train_cfg, cfg, checkpoint)
+    if not accelerator(device).is_main_process:  # under `accelerate launch` the first process saves
+        return
     save_pretrained(model, out)
     console.print(f"{arm}: {log.steps} steps, loss {log.losses[0]:.3f} -> {log.losses[-1]:.3f}, "
                   f"{log.s_per_step:.3f} s/step; saved to {out}")
@@ -99,7 +107,7 @@ def _forecaster(model_dir: Path, modes: int):
 
 
 @app.command("eval")
-def evaluate(data: Path = typer.Option(..., help="Scenario directory."),
+def evaluate(data: Path = typer.Option(..., "--data", "--data-dir", help="Scenario directory, or real AV2 scenario folders."),
              model: Path = typer.Option(None, help="Model directory; without it only CV and CTRV are scored."),
              subset: str = typer.Option("all", help="all or turn-heavy."),
              k: int = typer.Option(6, "-k", help="Modes."),
@@ -164,6 +172,28 @@ def viz(data: Path = typer.Option(..., help="Scenario directory or .npz shard.")
     modes = json.loads(forecast.read_text()) if forecast else None
     draw_scenario(scenes, index, modes, out)
     console.print(f"wrote {out}")
+
+
+@app.command()
+def ablate(scale: str = typer.Option("small", help="A preset with a run folder: small or paper."),
+           seed: int = typer.Option(0, help="The run's seed."),
+           only: str = typer.Option(None, help="Comma-separated ablations to train now (default: the preset's): "
+                                               "beta0, no_alignment, frozen_tokenizer.")) -> None:
+    """MoCAR's ablations, each trained like MoCAR as one more arm of the `reproduce` run (resumable) and paired
+    with its MoCAR; writes results/mocar/<scale>/ablations.json (every ablation evaluated so far)."""
+    from proceedings.core.runtime import set_threads
+    from proceedings.mocar.ablation import run_ablations
+
+    set_threads()
+    names = tuple(n.strip() for n in only.split(",")) if only else None
+    record = run_ablations(scale, seed, names)
+    table = Table("arm", "A test minADE6", "minFDE6", "MR@2m", "turn-heavy minFDE6", "B minFDE6", "tokenizer ADE",
+                  "minFDE6 cost, 90 % CI")
+    for name, row in {"mocar": record["mocar"], **record["ablations"]}.items():
+        cost = row.get("fde6_cost_ci")
+        table.add_row(name, *(f"{row[k]:.2f}" for k in ("min_ade6", "min_fde6", "mr2", "turn_min_fde6", "b_min_fde6")),
+                      f"{row['tokenizer_ade']:.3f}", f"[{cost[0]:+.2f}, {cost[1]:+.2f}]" if cost else "")
+    console.print(table)
 
 
 @app.command("export-av2")

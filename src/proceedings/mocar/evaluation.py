@@ -17,6 +17,10 @@ from proceedings.mocar.scenarios import Scenes
 Predictor = Callable[..., Forecast]
 
 
+def model_device(model: torch.nn.Module) -> torch.device:
+    return next(model.parameters()).device
+
+
 def forecast_all(predict: Predictor, scenes: Scenes, future_steps: int | None = None, batch: int = 64) -> dict:
     """Run `predict(batch)` over every scene; returns points (n, K, T, 2), probabilities, clamps, timing."""
     points, probs, clamped, wall = [], [], 0, 0.0
@@ -26,8 +30,8 @@ def forecast_all(predict: Predictor, scenes: Scenes, future_steps: int | None = 
         with torch.no_grad():
             out = predict(b)
         wall += time.perf_counter() - t0
-        points.append(out.points.double().numpy())
-        probs.append(out.probabilities.double().numpy())
+        points.append(out.points.detach().cpu().double().numpy())
+        probs.append(out.probabilities.detach().cpu().double().numpy())
         clamped += out.clamped
     return {"points": np.concatenate(points), "probabilities": np.concatenate(probs), "clamped": clamped,
             "ms_per_scenario": 1000 * wall / max(len(scenes), 1)}
@@ -48,7 +52,7 @@ def score(forecast: dict, scenes: Scenes, future_steps: int | None = None) -> tu
     return table, scores
 
 
-def code_space_ade(encode_decode: Callable, scenes: Scenes, batch: int = 256) -> float:
+def code_space_ade(encode_decode: Callable, scenes: Scenes, batch: int = 256, device: torch.device | str = "cpu") -> float:
     """Mean ADE (m) of futures rebuilt segment by segment through a code space, closed loop, against the
     exact future (the ground truth every metric uses; the segments fed in carry the 0.1 m noise).
 
@@ -58,7 +62,7 @@ def code_space_ade(encode_decode: Callable, scenes: Scenes, batch: int = 256) ->
     """
     errors = []
     for start in range(0, len(scenes), batch):
-        b = make_batch(scenes, np.arange(start, min(start + batch, len(scenes))))
+        b = make_batch(scenes, np.arange(start, min(start + batch, len(scenes)))).to(device)
         frame = b.frames()[:, b.history]
         rebuilt = []
         with torch.no_grad():
@@ -69,7 +73,7 @@ def code_space_ade(encode_decode: Callable, scenes: Scenes, batch: int = 256) ->
                 rebuilt.append(to_global(pts, frame))
                 frame = compose(frame, transition)
         rebuilt = torch.cat(rebuilt, dim=1)
-        errors.append((rebuilt - b.clean_future).norm(dim=-1).mean(-1))
+        errors.append((rebuilt - b.clean_future).norm(dim=-1).mean(-1).cpu())
     return float(torch.cat(errors).mean())
 
 
@@ -79,9 +83,9 @@ def teacher_forced_min_ade6(model, scenes: Scenes, batch: int = 64) -> float:
     rollout's minADE6, where each input is the model's own previous code, it measures exposure bias."""
     errors = []
     for start in range(0, len(scenes), batch):
-        b = make_batch(scenes, np.arange(start, min(start + batch, len(scenes))))
+        b = make_batch(scenes, np.arange(start, min(start + batch, len(scenes)))).to(model_device(model))
         with torch.no_grad():
             points, headings, _ = b.segments()
             trajectory, _, _ = model.teacher_forced(b, model.tokenizer.encode(points, headings)[0])
-        errors.append((trajectory - b.clean_future[:, None]).norm(dim=-1).mean(-1).min(1).values)
+        errors.append((trajectory - b.clean_future[:, None]).norm(dim=-1).mean(-1).min(1).values.cpu())
     return float(torch.cat(errors).mean())

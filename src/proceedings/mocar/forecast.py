@@ -35,5 +35,5 @@ def winner_take_all(trajectories: torch.Tensor, logits: torch.Tensor, truth: tor
     """
     ade = (trajectories - truth[:, None]).norm(dim=-1).mean(-1)  # (B, K)
     winner = ade.detach().argmin(1)
-    best = trajectories[torch.arange(len(winner)), winner]
+    best = trajectories[torch.arange(len(winner), device=winner.device), winner]
     return F.smooth_l1_loss(best, truth) + F.cross_entropy(logits, winner), winner

@@ -65,7 +65,7 @@ def segments(xy: torch.Tensor, heading: torch.Tensor, times: list[int]) -> tuple
     """
     frames = segment_poses(xy, heading, times)  # (..., n+1, 3)
     length = times[1] - times[0]
-    steps = torch.stack([torch.arange(t + 1, t + length + 1) for t in times[:-1]])  # (n, S)
+    steps = torch.stack([torch.arange(t + 1, t + length + 1, device=xy.device) for t in times[:-1]])  # (n, S)
     pts = xy[..., steps, :]  # (..., n, S, 2)
     local = to_local(pts, frames[..., :-1, :])
     rel_heading = wrap(heading[..., steps] - frames[..., :-1, None, 2])

@@ -71,7 +71,7 @@ class MoCAR(nn.Module):
         """codes (B, K, T, D) -> embeddings, with mode embeddings from the last history token on."""
         h = self.embed(codes)
         T, K = codes.shape[2], codes.shape[1]
-        is_mode = (torch.arange(first, first + T) >= history - 1).to(h.dtype)[None, None, :, None]
+        is_mode = (torch.arange(first, first + T, device=h.device) >= history - 1).to(h.dtype)[None, None, :, None]
         return h + is_mode * self.mode.weight[None, :K, None, :]
 
     def teacher_forced(self, batch: Batch, mu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -95,7 +95,7 @@ class MoCAR(nn.Module):
         trajectory, logits, predicted = self.teacher_forced(batch, mu)
         traj_loss, winner = winner_take_all(trajectory, logits, batch.future_xy())
         target = mu[:, 1:].detach()
-        rows = torch.arange(len(winner))
+        rows = torch.arange(len(winner), device=winner.device)
         align_future = F.mse_loss(predicted[rows, winner, H - 1:], target[:, H - 1:])
         align_history = F.mse_loss(predicted[:, 0, :H - 1], target[:, :H - 1]) if H > 1 else 0.0 * align_future
         align = align_future + align_history

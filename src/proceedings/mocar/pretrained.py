@@ -33,7 +33,7 @@ def save_pretrained(model: torch.nn.Module, path: Path | str) -> Path:
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(path / "model.safetensors"))
+    save_file({k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}, str(path / "model.safetensors"))
     atomic_write_text(path / "config.json", json.dumps(describe(model), indent=1))
     return path
 

@@ -101,10 +101,12 @@ class SmartLite(nn.Module):
                                                   batch.times[:H + 1])
         h, past = self.backbone(self.embed(tokens[:, None].expand(-1, modes, -1)), frames[:, None, 1:], batch)
         frame = frames[:, None, -1].expand(-1, modes, -1)
-        log_p, out = torch.zeros(len(tokens), modes), []
+        log_p, out = torch.zeros(len(tokens), modes, device=tokens.device), []
         for step in range(horizon):
             probs = torch.softmax(self.head(h[:, :, -1]) / temperature, -1)  # (B, K, V)
-            sampled = torch.multinomial(probs.reshape(-1, probs.shape[-1]), 1, generator=generator).reshape(probs.shape[:2])
+            # drawn on the CPU with the seeded generator: the same samples on every device
+            sampled = torch.multinomial(probs.reshape(-1, probs.shape[-1]).cpu(), 1, generator=generator)
+            sampled = sampled.reshape(probs.shape[:2]).to(probs.device)
             log_p += torch.log(probs.gather(-1, sampled[..., None])[..., 0])
             points = to_global(self.vocabulary.points[sampled], frame)
             out.append(points)

@@ -43,9 +43,15 @@ def segment_features(points: torch.Tensor, headings: torch.Tensor) -> torch.Tens
 def seen_from_perturbed_frame(points: torch.Tensor, headings: torch.Tensor, transitions: torch.Tensor,
                               generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Segments (..., S, 2), (..., S), (..., 3) re-expressed in their start frame moved by a random pose."""
-    scale = torch.tensor((FRAME_JITTER[0], FRAME_JITTER[0], FRAME_JITTER[1]))
-    offset = torch.randn((*transitions.shape[:-1], 3), generator=generator) * scale  # the moved frame, in F_i
+    scale = torch.tensor((FRAME_JITTER[0], FRAME_JITTER[0], FRAME_JITTER[1]), device=transitions.device)
+    offset = on_cpu_randn((*transitions.shape[:-1], 3), generator, transitions.device) * scale  # the moved frame, in F_i
     return to_local(points, offset), wrap(headings - offset[..., None, 2]), relative(offset, transitions)
+
+
+def on_cpu_randn(shape: tuple, generator: torch.Generator | None, device: torch.device) -> torch.Tensor:
+    """Standard normal noise drawn on the CPU (the training loop's seeded generator), then moved: a run draws
+    the same noise on every device."""
+    return torch.randn(shape, generator=generator).to(device)
 
 
 class Tokenizer(nn.Module):
@@ -75,7 +81,7 @@ class Tokenizer(nn.Module):
         frames; returns (loss, μ of the segments as given, logs)."""
         seen = seen_from_perturbed_frame(points, headings, transitions, generator)
         mu, logvar = self.encode(*seen[:2])
-        z = mu + torch.exp(0.5 * logvar) * torch.randn(mu.shape, generator=generator)
+        z = mu + torch.exp(0.5 * logvar) * on_cpu_randn(mu.shape, generator, mu.device)
         out = self.decoder(z)
         angle = seen[2][..., 2:]
         error = (out - torch.cat(((seen[0] / SCALE_M).flatten(-2), torch.cos(angle), torch.sin(angle)), dim=-1)).abs()
@@ -107,10 +113,12 @@ def pretrain(tokenizer: Tokenizer, points: torch.Tensor, headings: torch.Tensor,
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, cfg.steps)
     generator = torch.Generator().manual_seed(cfg.seed)
     t0, c0, logs = time.perf_counter(), time.process_time(), {}
+    device = next(tokenizer.parameters()).device
     tokenizer.train()
     for _ in progress_bar(range(cfg.steps), desc="pre-train tokenizer", unit="step"):
         idx = torch.randint(0, len(points), (cfg.batch,), generator=generator)
-        loss, _, logs = tokenizer.loss(points[idx], headings[idx], transitions[idx], beta, generator)
+        loss, _, logs = tokenizer.loss(points[idx].to(device), headings[idx].to(device), transitions[idx].to(device),
+                                       beta, generator)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
