@@ -36,6 +36,16 @@ def interval_end(intervals: Mapping[str, Any] | None, path: str, value: float, e
     return intervals[path][0 if end == "low" else 1]
 
 
+def interval_ends(metrics: Mapping[str, Any], baseline: Mapping[str, Any], intervals: Mapping[str, Any] | None):
+    """`low(path)` and `high(path)`: `interval_end` of a dotted "metrics.x" / "baseline.x" path, read from the
+    record's own numbers, so a verdict states each margin once for one seed and for several."""
+    def end(path: str, which: str) -> float:
+        record = metrics if path.startswith("metrics.") else baseline
+        return interval_end(intervals, path, record[path.split(".", 1)[1]], which)
+
+    return (lambda path: end(path, "low")), (lambda path: end(path, "high"))
+
+
 def with_changes(record: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
     """A deep copy of `record` with the values at dotted paths replaced ("metrics.ablations.x.auc").
 

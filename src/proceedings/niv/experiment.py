@@ -20,7 +20,7 @@ import numpy as np
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.results import Result, artifact_dir
 from proceedings.core.runtime import check_scale, seed_everything
-from proceedings.core.verdict import interval_end
+from proceedings.core.verdict import interval_ends
 from proceedings.niv.baselines import AlgorithmicBaseline
 from proceedings.niv.convert import AlgorithmicPredictor, ModelPredictor, convert
 from proceedings.niv.data import Dataset, build_dataset, extract_font, held_out_code_point, split
@@ -166,11 +166,7 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
     """Gates first (the export is exact, the outline check accepts real fonts, B1 works, NIV learns), then the
     issue's five conditions. With seeds (`intervals`), every margin holds between the far ends of the 95 % seed
     intervals, and every seed's bootstrap interval over glyphs excludes 0."""
-    def end(path: str, which: str) -> float:  # "metrics.x" / "baseline.x" at the interval end `which`
-        record = metrics if path.startswith("metrics.") else baseline
-        return interval_end(intervals, path, record[path.split(".", 1)[1]], which)
-
-    low, high = (lambda path: end(path, "low")), (lambda path: end(path, "high"))  # noqa: E731
+    low, high = interval_ends(metrics, baseline, intervals)
 
     return {
         f"gate: exported true displacements reproduce the held-out VF within {ROUNDTRIP_UNITS:g} unit":

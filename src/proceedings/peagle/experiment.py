@@ -26,7 +26,7 @@ from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir, results_root
 from proceedings.core.runtime import check_scale, seed_everything, stopwatch
 from proceedings.core.speculative import greedy_decoder
-from proceedings.core.verdict import interval_end
+from proceedings.core.verdict import interval_ends
 from proceedings.peagle.data import TinyTargetConfig, greedy_continuations, motif_library, pattern_prompts, tiny_target
 from proceedings.peagle.drafter import Drafter, init_drafter
 from proceedings.peagle.elements import attention_area, cod_sample, parallel_elements, partition
@@ -223,11 +223,7 @@ def run_directory(cfg: ExperimentConfig, target, work: Workload) -> Path:
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
     """Gates (EAGLE-3 speculation pays off here; P-EAGLE learns depth 0), then issue 19's conditions at K=7.
     With seeds (`intervals`), every margin must hold between the far ends of the 95 % seed intervals."""
-    def end(path: str, which: str) -> float:  # "metrics.x" / "baseline.x" at the interval end `which`
-        record = metrics if path.startswith("metrics.") else baseline
-        return interval_end(intervals, path, record[path.split(".", 1)[1]], which)
-
-    low, high = (lambda path: end(path, "low")), (lambda path: end(path, "high"))  # noqa: E731
+    low, high = interval_ends(metrics, baseline, intervals)
 
     return {
         f"gate: EAGLE-3 at K=3 has tau >= {GATE_TAU} and >= {GATE_SPEEDUP}x AR tokens/s":
