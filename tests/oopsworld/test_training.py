@@ -89,3 +89,34 @@ def test_the_condition_tokens_steer_the_chunk(data):
         a = model(history, values, mask)
         b = model(history, other_values, other_mask)
     assert a.shape == (1, 8, 3, 32, 32) and not torch.equal(a, b)
+
+
+def test_the_masked_redraw_keeps_the_frame_where_the_mask_is_closed_and_paints_where_it_is_open(data):
+    model = _fresh().eval()
+    history, _ = data.chunk(np.array([0]))
+    values, mask = data.tokens("implicit", np.array([0]))
+    heads = (model.end_head, model.between[-1])
+    with torch.no_grad():
+        for head in heads:  # mask logits far below 0: every frame is the (unwarped, untinted) last history frame
+            head.bias.view(-1, 4)[:, 3] = -100.0
+        kept = model(history, values, mask)
+        for head in heads:
+            head.weight.zero_()
+            head.bias.view(-1, 4)[:, :3] = 0.0
+            head.bias.view(-1, 4)[:, 3] = 100.0  # mask open everywhere, colour logit 0: mid-grey
+        painted = model(history, values, mask)
+    assert torch.allclose(kept, history[:, -1:].expand_as(kept), atol=1e-6)
+    assert torch.allclose(painted, torch.full_like(painted, 0.5))
+
+
+def test_the_tone_head_tints_the_kept_frame_by_a_per_channel_gain(data):
+    model = _fresh().eval()
+    history, _ = data.chunk(np.array([0]))
+    values, mask = data.tokens("implicit", np.array([0]))
+    with torch.no_grad():
+        for head in (model.end_head, model.between[-1]):
+            head.bias.view(-1, 4)[:, 3] = -100.0
+        model.tone_head.bias.copy_(torch.log(torch.tensor([0.5, 1.0, 2.0])).repeat(TINY.frames))  # per frame: r, g, b
+        out = model(history, values, mask)
+    gain = torch.tensor([0.5, 1.0, 2.0]).view(1, 1, 3, 1, 1)
+    assert torch.allclose(out, history[:, -1:] * gain, atol=1e-5)

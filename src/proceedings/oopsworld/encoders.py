@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from proceedings.core.models import cache_root, minilm_dir
 from proceedings.oopsworld.taxonomy import (CAMERA_POSITIONS, DIRECTIONS, OPERATORS, STATE_FLAGS, VOCABULARY, ZOOMS,
                                             Program, objects)
 
-TEXT_TOKENS = 32  # MiniLM tokens kept per prompt
+TEXT_TOKENS = 64  # MiniLM tokens kept per prompt: a 3-object scene prompt has up to ~52 (32 cut half of them)
 WORDS_PER_TOKEN = 10
 MAX_TOKENS = 4  # ops per program / object slots + 1 global token
 
@@ -143,7 +144,7 @@ class MiniLMTokens:
         mask = np.zeros((len(prompts), TEXT_TOKENS), bool)
         missing = []
         for i, prompt in enumerate(prompts):
-            file = self.cache_dir / f"{hashlib.sha1(prompt.encode()).hexdigest()}.npy"
+            file = self._cached(prompt)
             if file.exists():
                 row = np.load(file)
                 states[i, :len(row)], mask[i, :len(row)] = row, True
@@ -158,8 +159,12 @@ class MiniLMTokens:
             for j, i in enumerate(batch):
                 n = int(tokens["attention_mask"][j].sum())
                 states[i, :n], mask[i, :n] = hidden[j, :n], True
-                np.save(self.cache_dir / f"{hashlib.sha1(prompts[i].encode()).hexdigest()}.npy", hidden[j, :n])
+                np.save(self._cached(prompts[i]), hidden[j, :n])
         return states, mask
+
+    def _cached(self, prompt: str) -> Path:
+        """The cache file of a prompt's states, keyed by the token limit too (a cut prompt is not reused)."""
+        return self.cache_dir / f"{hashlib.sha1(f'{TEXT_TOKENS}:{prompt}'.encode()).hexdigest()}.npy"
 
 
 def text_bank(prompts: list[str], encoder: MiniLMTokens) -> TokenBank:

@@ -13,7 +13,7 @@ import torch
 
 from proceedings.oopsworld.data import Episode
 from proceedings.oopsworld.generator import ChunkGenerator, rollout
-from proceedings.oopsworld.metrics import dynamic_degree, long_quality, motion_direction_ok, psnr
+from proceedings.oopsworld.metrics import clip_dimensions, dynamic_degree, motion_direction_ok, psnr, quality_score
 from proceedings.oopsworld.probes import SchemaReaders, screen_position
 from proceedings.oopsworld.training import SegmentData
 
@@ -31,7 +31,7 @@ class VideoScores:
     dd: np.ndarray  # (E,) fraction of dynamic segments judged dynamic (nan: none)
     dd_dynamic_ops_change: np.ndarray  # (E,) change accuracy on dynamic-op segments only
     motion: np.ndarray  # (E,) motion responsiveness
-    long_quality: dict[str, float]
+    clip_quality: np.ndarray  # (E, clips, 7): each 16-frame clip's 6 quality dimensions + "static" flag; (E, 0, 7) unscored
 
     def summary(self, dd_gt: float) -> dict[str, float]:
         dd = float(np.nanmean(self.dd))
@@ -41,8 +41,15 @@ class VideoScores:
                "psnr_last_segment": _mean(self.psnr_by_segment[:, -1]),
                "dynamic_degree": dd, "excess_dynamic_degree": round(dd - dd_gt, 4),
                "change_acc_dynamic_ops": _mean(self.dd_dynamic_ops_change),
-               "motion_responsiveness": _mean(self.motion), **self.long_quality}
+               "motion_responsiveness": _mean(self.motion),
+               **(episode_quality(self.clip_quality) if self.clip_quality.size else {})}
         return {k: round(float(v), 4) for k, v in out.items()}
+
+
+def episode_quality(clip_quality: np.ndarray) -> dict[str, float]:
+    """The Long-Quality proxy of episodes' clips (E, clips, 7), pooled over every clip."""
+    flat = clip_quality.reshape(-1, clip_quality.shape[-1])
+    return quality_score(flat[:, :-1], flat[:, -1] > 0)
 
 
 def _mean(x: np.ndarray) -> float:
@@ -93,20 +100,23 @@ def score_videos(videos: np.ndarray, episodes: list[Episode], readers: SchemaRea
             where = None if m["where"] is None else screen_position(cam, m["where"], videos.shape[2])
             ok.append(motion_direction_ok(clip, m["direction"], where))
         motion[e] = np.mean(ok) if ok else np.nan
-    quality = _long_quality(videos, episodes, readers) if with_quality else {}
+    quality = _clip_quality(videos, episodes, readers) if with_quality else np.zeros((e_count, 0, 7))
     return VideoScores(change, anchor, anchor_seg, psnrs, dd, dyn_change, motion, quality)
 
 
-def _long_quality(videos: np.ndarray, episodes: list[Episode], readers: SchemaReaders) -> dict[str, float]:
+def _clip_quality(videos: np.ndarray, episodes: list[Episode], readers: SchemaReaders) -> np.ndarray:
+    """Each episode's 16-frame clips: quality dimensions and whether every segment in the clip is low-dynamic."""
     k = episodes[0].programs[0].frames
-    clips, gt_clips, static = [], [], []
+    rows = []
     for e, ep in enumerate(episodes):
         body = videos[e, 2:]
-        for start in range(0, body.shape[0] - CLIP + 1, CLIP):
-            clips.append(body[start:start + CLIP])
-            gt_clips.append(ep.frames[2 + start:2 + start + CLIP].astype(np.float32) / 255.0)
-            static.append(all(ep.programs[s].dynamics <= 1 for s in range(start // k, (start + CLIP) // k)))
-    return long_quality(clips, gt_clips, readers.subject_features, readers.background_features, static)
+        starts = range(0, body.shape[0] - CLIP + 1, CLIP)
+        dims = clip_dimensions([body[t:t + CLIP] for t in starts],
+                               [ep.frames[2 + t:2 + t + CLIP].astype(np.float32) / 255.0 for t in starts],
+                               readers.subject_features, readers.background_features)
+        static = [all(ep.programs[s].dynamics <= 1 for s in range(t // k, (t + CLIP) // k)) for t in starts]
+        rows.append(np.concatenate([dims, np.asarray(static, float)[:, None]], 1))
+    return np.stack(rows)
 
 
 def generate(model: ChunkGenerator, data: SegmentData, surface: str) -> np.ndarray:

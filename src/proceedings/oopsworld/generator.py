@@ -26,7 +26,11 @@ class GeneratorConfig:
     history: int = 2
     token_dim: int = 64
     encoder: str = "structured"  # "structured" | "text"
-    warp: bool = True  # each frame = the last history frame warped by a predicted flow, plus a residual
+    warp: bool = True  # each frame starts from the last history frame warped by a predicted flow
+    masked: bool = True  # masked redraw: repaint only where a predicted mask opens, keep the rest (else a free residual)
+
+
+MASK_BIAS = -3.0  # initial mask logit: sigmoid(-3) = 0.05
 
 
 class CrossAttention(nn.Module):
@@ -98,8 +102,15 @@ class ChunkGenerator(nn.Module):
         self.up2, self.dec2 = nn.ConvTranspose2d(c3, c2, 4, stride=2, padding=1), ResBlock(2 * c2, c2)
         self.attn16_up = CrossAttention(c2, config.token_dim)
         self.up1, self.dec1 = nn.ConvTranspose2d(c2, c1, 4, stride=2, padding=1), ResBlock(2 * c1, c1)
-        self.end_head = nn.Conv2d(c1, 3, 3, padding=1)
-        self.between = nn.Sequential(ResBlock(c1 + 6, c1), nn.Conv2d(c1, 3 * (config.frames - 1), 3, padding=1))
+        paint = 4 if config.masked else 3  # colour (+ mask logit) per frame
+        self.end_head = nn.Conv2d(c1, paint, 3, padding=1)
+        self.between = nn.Sequential(ResBlock(c1 + 6, c1), nn.Conv2d(c1, paint * (config.frames - 1), 3, padding=1))
+        if config.masked:
+            self.tone_head = nn.Linear(c3, 3 * config.frames)  # per-frame log-gain per channel (global tints)
+            nn.init.zeros_(self.tone_head.weight)
+            nn.init.zeros_(self.tone_head.bias)
+            for head in (self.end_head, self.between[-1]):  # the mask starts nearly closed: copy first
+                nn.init.constant_(head.bias.view(-1, paint)[:, 3], MASK_BIAS)
         if config.warp:  # per-frame displacement in pixels, predicted at 8x8 (smooth), zero at start
             self.flow_head = nn.Conv2d(c3, 2 * config.frames, 3, padding=1)
             nn.init.zeros_(self.flow_head.weight)
@@ -115,10 +126,21 @@ class ChunkGenerator(nn.Module):
         y3 = self.attn8_up(self.mid(x3), tokens, token_mask)
         y2 = self.attn16_up(self.dec2(torch.cat([self.up2(y3), x2], 1)), tokens, token_mask)
         y1 = self.dec1(torch.cat([self.up1(y2), x1], 1))
-        base = self._warped(last, y3) if self.config.warp else last[:, None].expand(-1, self.config.frames, -1, -1, -1)
-        end = base[:, -1] + self.end_head(y1)  # the end state first
-        between = self.between(torch.cat([y1, end, last], 1)).reshape(b, -1, 3, h, w) + base[:, :-1]
+        k = self.config.frames
+        base = self._warped(last, y3) if self.config.warp else last[:, None].expand(-1, k, -1, -1, -1)
+        if self.config.masked:
+            base = base * torch.exp(self.tone_head(y3.mean((2, 3)))).reshape(b, k, 3, 1, 1)
+        end = self._paint(base[:, -1:], self.end_head(y1).reshape(b, 1, -1, h, w))[:, 0]  # the end state first
+        between = self._paint(base[:, :-1], self.between(torch.cat([y1, end, last], 1)).reshape(b, k - 1, -1, h, w))
         return torch.cat([between, end[:, None]], 1)  # (B, K, 3, H, W)
+
+    def _paint(self, base: torch.Tensor, paint: torch.Tensor) -> torch.Tensor:
+        """Masked redraw (B, F, 3, H, W): base + sigmoid(mask) * (colour - base), colour in [0, 1], so what the
+        mask leaves closed is kept exactly; without masks, a free residual on the base."""
+        if not self.config.masked:
+            return base + paint
+        mask = torch.sigmoid(paint[:, :, 3:])
+        return base + mask * (torch.sigmoid(paint[:, :, :3]) - base)
 
     def _warped(self, last: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
         """`last` (B, 3, H, W) backward-warped by K predicted flows: (B, K, 3, H, W). Moving content (pans,

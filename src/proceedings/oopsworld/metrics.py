@@ -102,30 +102,47 @@ def motion_smoothness(video: np.ndarray) -> float:
     return 1.0 - float(np.mean(errs)) if errs else 1.0
 
 
-def long_quality(clips: list[np.ndarray], gt_clips: list[np.ndarray], subject_features, background_features,
-                 static: list[bool]) -> dict[str, float]:
-    """VBench quality score (normalised, weighted; aesthetic left out) over 16-frame clips (proxies)."""
-    dims = {"subject consistency": np.mean([consistency(subject_features(c)) for c in clips]),
-            "background consistency": np.mean([consistency(background_features(c)) for c in clips]),
-            "temporal flickering": np.mean([1.0 - np.abs(np.diff(c, axis=0)).mean() for c, s in zip(clips, static) if s]
-                                           or [1.0 - np.abs(np.diff(c, axis=0)).mean() for c in clips]),
-            "motion smoothness": np.mean([motion_smoothness(c) for c in clips]),
-            "dynamic degree": np.mean([dynamic_degree(c) for c in clips]),
-            "imaging quality": np.mean([min(1.0, np.mean([laplacian_variance(f) for f in c])
-                                            / max(np.mean([laplacian_variance(f) for f in g]), 1e-9))
-                                        for c, g in zip(clips, gt_clips)])}
+QUALITY_DIMS = tuple(VBENCH_WEIGHT)
+
+
+def clip_dimensions(clips: list[np.ndarray], gt_clips: list[np.ndarray], subject_features,
+                    background_features) -> np.ndarray:
+    """VBench's quality dimensions (proxies) of each 16-frame clip: (clips, 6) in QUALITY_DIMS order."""
+    rows = []
+    for c, g in zip(clips, gt_clips):
+        sharpness = np.mean([laplacian_variance(f) for f in c]) / max(np.mean([laplacian_variance(f) for f in g]), 1e-9)
+        rows.append([consistency(subject_features(c)), consistency(background_features(c)),
+                     1.0 - np.abs(np.diff(c, axis=0)).mean(), motion_smoothness(c), float(dynamic_degree(c)),
+                     min(1.0, sharpness)])
+    return np.asarray(rows, float).reshape(-1, len(QUALITY_DIMS))
+
+
+def quality_score(dims: np.ndarray, static: np.ndarray) -> dict[str, float]:
+    """VBench quality score (normalised, weighted; aesthetic left out) of clips' dimensions (clips, 6); temporal
+    flickering is taken on the static clips (all clips when none is static)."""
+    static = np.asarray(static, bool)
+    means = dict(zip(QUALITY_DIMS, dims.mean(0)))
+    flicker = dims[:, QUALITY_DIMS.index("temporal flickering")]
+    means["temporal flickering"] = flicker[static].mean() if static.any() else flicker.mean()
     normed = {k: float(np.clip((v - VBENCH_NORMALIZE[k][0]) / (VBENCH_NORMALIZE[k][1] - VBENCH_NORMALIZE[k][0]), 0, 1))
-              for k, v in dims.items()}
+              for k, v in means.items()}
     score = sum(VBENCH_WEIGHT[k] * normed[k] for k in normed) / sum(VBENCH_WEIGHT.values())
-    return {"long_quality": float(score), **{f"{k.replace(' ', '_')}_proxy": float(v) for k, v in dims.items()}}
+    return {"long_quality": float(score), **{f"{k.replace(' ', '_')}_proxy": float(v) for k, v in means.items()}}
 
 
-def paired_bootstrap_ci(a: np.ndarray, b: np.ndarray, seed: int = 0, n: int = 2000) -> tuple[float, float]:
-    """95 % CI of mean(a - b) over paired units (episodes), resampling the pairs."""
-    d = np.asarray(a, float) - np.asarray(b, float)
-    d = d[~np.isnan(d)]
-    if len(d) == 0:
-        return (float("nan"), float("nan"))
+def paired_bootstrap_ci(a: np.ndarray, b: np.ndarray, seed: int = 0, n: int = 2000,
+                        statistic=None) -> tuple[float, float]:
+    """95 % CI of statistic(a) - statistic(b) over paired units (axis 0: episodes), resampling the pairs. The
+    default statistic is the mean, and a pair with a NaN on either side is dropped."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
     rng = np.random.default_rng(seed)
-    means = d[rng.integers(0, len(d), (n, len(d)))].mean(1)
+    if statistic is None:
+        d = a - b
+        d = d[~np.isnan(d)]
+        if len(d) == 0:
+            return (float("nan"), float("nan"))
+        means = d[rng.integers(0, len(d), (n, len(d)))].mean(1)
+    else:
+        draws = rng.integers(0, len(a), (n, len(a)))
+        means = np.array([statistic(a[idx]) - statistic(b[idx]) for idx in draws])
     return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
