@@ -165,6 +165,32 @@ def test_dafny_reference_verifies_and_a_bodyless_lemma_is_refused_by_no_cheating
     assert dafny_served.server_requests == requests + 3 and dafny_served.processes == processes
 
 
+@pytest.mark.external("dafny")
+def test_the_warm_test_host_gives_a_fresh_dafny_process_s_test_outcomes(dafny_served, dafny):
+    """Round 12: test runs inside workflows go to one warm Dafny test host (Dafny.exe's own entry point,
+    called in-process); it must say what a fresh `dafny /compile:4` process says."""
+    off_by_one = {**DAFNY_REF, "code": DAFNY_REF["code"].replace("r := 1;", "r := 2;")}  # every non-empty test fails
+    throws = {**DAFNY_REF, "code": "{\n    r := a[|a|];\n}\n"}  # index out of range at run time: exit code 3
+    requests, processes = dafny_served.server_requests, dafny_served.processes
+    assert dafny_served.run_tests(PROD_SEQ, DAFNY_REF).passed
+    warm, fresh = dafny_served.run_tests(PROD_SEQ, off_by_one), dafny.run_tests(PROD_SEQ, off_by_one)
+    assert not warm.passed and warm.failing == fresh.failing and warm.reason == fresh.reason and warm.failing
+    crashed = dafny_served.run_tests(PROD_SEQ, throws)
+    assert not crashed.passed and crashed.reason.startswith("code does not compile or run")
+    assert dafny_served.server_requests == requests + 3 and dafny_served.processes == processes
+
+
+def test_a_silent_test_host_is_killed_at_the_wall_limit_and_restarted(tmp_path):
+    from proceedings.verified_codegen.dafny_server import DafnyTestHost
+
+    silent = tmp_path / "host"
+    silent.write_text("#!/bin/sh\nsleep 30\n")
+    silent.chmod(0o755)
+    host = DafnyTestHost([str(silent)])
+    assert host.run(tmp_path / "t.dfy", [], timeout_s=0.3) is None and host.proc is None
+    assert host.run(tmp_path / "t.dfy", [], timeout_s=0.3) is None and host.starts == 2
+
+
 def test_process_tree_cpu_counts_a_busy_grandchild():
     import signal
     import subprocess

@@ -56,6 +56,7 @@ class Config:
     bootstrap: int = 2000
     timeout_s: float = 60.0  # per checker call
     dafny_server: bool = True  # Dafny checks inside workflows through one DafnyServer.exe (final re-check: fresh)
+    dafny_test_host: bool = True  # Dafny test runs inside workflows through one warm test host (round 12)
     settings: Settings = field(default_factory=Settings)
 
 
@@ -91,11 +92,12 @@ CONFIGS = {
 }
 
 
-def checkers_for(tasks: list[Task], timeout_s: float, dafny_server: bool = False) -> dict[str, Checker]:
+def checkers_for(tasks: list[Task], timeout_s: float, dafny_server: bool = False,
+                 dafny_test_host: bool = False) -> dict[str, Checker]:
     """One checker per backend the tasks use; a missing one stops the run naming its apt package."""
     found = {}
     for backend in sorted({b for t in tasks for b in t.backends}):
-        options = {"server": True} if backend == "dafny" and dafny_server else {}
+        options = {"server": dafny_server, "test_host": dafny_test_host} if backend == "dafny" else {}
         checker = get_checker(backend, timeout_s=timeout_s, **options)
         if not checker.available:
             raise ProceedingsError(checker.missing())
@@ -216,7 +218,8 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     cfg = CONFIGS[scale]
     oracle_tasks, sketch_tasks = load_tasks(ids=cfg.oracle_tasks), load_tasks(ids=cfg.sketch_tasks)
     commit0_tasks = load_tasks(COMMIT0, ids=cfg.commit0_tasks)
-    checkers = checkers_for(oracle_tasks + sketch_tasks + commit0_tasks, cfg.timeout_s, cfg.dafny_server)
+    checkers = checkers_for(oracle_tasks + sketch_tasks + commit0_tasks, cfg.timeout_s, cfg.dafny_server,
+                            cfg.dafny_test_host)
     deadline = stage_deadline()
     oracle = run_arms(oracle_tasks, OracleAgent(), checkers, cfg.settings, f"oracle {scale}",
                       run_store(scale, "oracle", cfg), deadline)
@@ -252,8 +255,9 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         config={**asdict(cfg), "checkers": versions,
                 "matched": "all arms: the same sketch pool per task ranked once by the same ranker (shared), the "
                            "same checker-invocation budget B (each verification, scaffold check and test run is one "
-                           "invocation, memo answers included), the same checkers (one DafnyServer inside workflows) "
-                           "and wall limit per check; solve = checker 'verified' + a fresh-process re-check"},
+                           "invocation, memo answers included), the same checkers and wall limit per check, every Dafny "
+                           "invocation inside a workflow answered by a warm process (verifications: one DafnyServer; "
+                           "test runs: one Dafny test host; Coq: a fresh coqc for both kinds); solve = checker 'verified' + a fresh-process re-check"},
         seed=seed, notes=notes(metrics, baseline),
         artifacts=[str(p.relative_to(results_root())) for p in (folder / "attempts.jsonl", folder / "differential.jsonl",
                                                                  plot)],
