@@ -63,7 +63,7 @@ def check(task: Path = typer.Argument(..., help="Task folder (task.json + spec f
 @app.command()
 def solve(task: Path = typer.Argument(..., help="Task folder."),
           workflow: str = typer.Option("planfirst", help="joint, sequential or planfirst."),
-          agent: str = typer.Option("sketch", help="oracle, sketch or local (SmolLM2-135M, greedy)."),
+          agent: str = typer.Option("sketch", help="oracle, sketch, local (SmolLM2-135M, greedy) or openai ($VCG_OPENAI_BASE_URL, $VCG_OPENAI_MODEL)."),
           backend: str = typer.Option("", help="Backend (default: the task's first)."),
           budget: int = typer.Option(16, help="B: checker invocations (verification, scaffold and test runs).")) -> None:
     """Run one workflow with one agent on one task; prints the trace and the final verdict."""
