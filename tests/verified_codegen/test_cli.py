@@ -1,5 +1,6 @@
 """The CLI: `check` refuses tampered files and cheats before any checker runs; bad input is one error."""
 
+import pytest
 from typer.testing import CliRunner
 
 from proceedings.core.errors import ProceedingsError
@@ -28,3 +29,12 @@ def test_bad_input_is_one_error_naming_what_is_wrong(tmp_path):
     assert isinstance(result.exception, ProceedingsError) and "unknown workflow" in str(result.exception)
     result = runner.invoke(app, ["convert", "verina", str(tmp_path), str(tmp_path / "out")])
     assert isinstance(result.exception, ProceedingsError) and "only algoveri" in str(result.exception)
+
+
+def test_the_paper_scale_stops_naming_the_missing_lean_toolchain(monkeypatch, tmp_path):
+    from proceedings.verified_codegen.experiment import reproduce
+
+    monkeypatch.delenv("VCG_LEAN", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no `lean` (nor anything else) on it
+    with pytest.raises(ProceedingsError, match="scale paper: Lean toolchain not found"):
+        reproduce("paper")

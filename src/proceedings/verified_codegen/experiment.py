@@ -57,6 +57,7 @@ class Config:
     timeout_s: float = 60.0  # per checker call
     dafny_server: bool = True  # Dafny checks inside workflows through one DafnyServer.exe (final re-check: fresh)
     dafny_test_host: bool = True  # Dafny test runs inside workflows through one warm test host (round 12)
+    needs_lean: bool = False  # the paper's setting is Lean: without a toolchain the run stops before it starts work
     settings: Settings = field(default_factory=Settings)
 
 
@@ -88,7 +89,7 @@ CONFIGS = {
     # task in ~4 min), so 12 x 72 would take ~50 CPU-min, past the small budget; `paper` keeps it
     "small": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS + VERINA_PORTS, ALL_COMMIT0),
     "paper": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS + VERINA_PORTS, ALL_COMMIT0,
-                    ranker="smollm2"),
+                    ranker="smollm2", needs_lean=True),
 }
 
 
@@ -216,6 +217,9 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     from proceedings.verified_codegen.sketch import SketchAgent
 
     cfg = CONFIGS[scale]
+    lean = get_checker("lean")
+    if cfg.needs_lean and not lean.available:  # issue 24: "Paper: starts; here stops with 'Lean toolchain not found'"
+        raise ProceedingsError(f"scale {scale}: {lean.missing()}")
     oracle_tasks, sketch_tasks = load_tasks(ids=cfg.oracle_tasks), load_tasks(ids=cfg.sketch_tasks)
     commit0_tasks = load_tasks(COMMIT0, ids=cfg.commit0_tasks)
     checkers = checkers_for(oracle_tasks + sketch_tasks + commit0_tasks, cfg.timeout_s, cfg.dafny_server,
