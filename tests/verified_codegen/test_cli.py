@@ -38,3 +38,27 @@ def test_the_paper_scale_stops_naming_the_missing_lean_toolchain(monkeypatch, tm
     monkeypatch.setenv("PATH", str(tmp_path))  # no `lean` (nor anything else) on it
     with pytest.raises(ProceedingsError, match="scale paper: Lean toolchain not found"):
         reproduce("paper")
+
+
+@pytest.mark.external("coqc")
+def test_bench_runs_resumes_reports_by_budget_and_refuses_other_settings(tmp_path):
+    import json
+
+    from tests.verified_codegen.test_checkers import write_twice
+
+    write_twice(tmp_path / "tasks" / "twice")
+    args = ["bench", str(tmp_path / "tasks"), "--out", str(tmp_path / "run"), "--agent", "oracle",
+            "--workflows", "joint", "--budget", "4"]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert report["workflows"]["joint"]["solve_rate_b1"] == 1.0 and set(report["workflows"]["joint"]) >= {
+        "solve_rate_b1", "solve_rate_b2", "solve_rate_b4"} and "joint: B=1: 1.00" in first.output
+    again = runner.invoke(app, args)  # resumes: the stored attempt, no new line
+    assert again.exit_code == 0 and len((tmp_path / "run" / "attempts.jsonl").read_text().splitlines()) == 1
+    other = runner.invoke(app, args[:-1] + ["8"])
+    assert isinstance(other.exception, ProceedingsError) and "other settings" in str(other.exception)
+    unknown = runner.invoke(app, args[:7] + ["waterfall"])
+    assert isinstance(unknown.exception, ProceedingsError) and "unknown workflow(s) waterfall" in str(unknown.exception)
+    empty = runner.invoke(app, ["bench", str(tmp_path / "run"), "--out", str(tmp_path / "run2")])
+    assert isinstance(empty.exception, ProceedingsError) and "no task folders" in str(empty.exception)

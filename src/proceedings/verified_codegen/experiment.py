@@ -116,8 +116,8 @@ def stage_deadline() -> float | None:
 
 def run_arms(tasks: list[Task], agent: Agent, checkers: dict[str, Checker], settings: Settings,
              desc: str, store: Path, deadline: float | None = None,
-             backends: tuple[str, ...] | None = None) -> list[Attempt]:
-    """Every workflow on every task (and backend, or only `backends`), one attempt each; each finished attempt is appended to
+             backends: tuple[str, ...] | None = None, workflows: tuple[str, ...] = WORKFLOWS) -> list[Attempt]:
+    """Every workflow (of `workflows`) on every task (and backend, or only `backends`), one attempt each; each finished attempt is appended to
     `store` (JSON lines), and a rerun takes finished attempts from it instead of running them again.
     Past `deadline` no new attempt starts: the run stops naming how far it got (rerun to resume)."""
     done = {}
@@ -126,7 +126,7 @@ def run_arms(tasks: list[Task], agent: Agent, checkers: dict[str, Checker], sett
             if line.strip():
                 row = json.loads(line)
                 done[(row["task"], row["backend"], row["workflow"])] = Attempt(**row)
-    jobs = [(task, backend, workflow) for task in tasks for backend in task.backends for workflow in WORKFLOWS
+    jobs = [(task, backend, workflow) for task in tasks for backend in task.backends for workflow in workflows
             if backends is None or backend in backends]
     attempts, fresh = [], 0
     store.parent.mkdir(parents=True, exist_ok=True)
