@@ -205,3 +205,23 @@ def test_the_openai_agent_posts_the_prompt_to_the_endpoint_retries_and_reads_the
     monkeypatch.delenv("VCG_OPENAI_BASE_URL", raising=False)
     with pytest.raises(ProceedingsError, match="VCG_OPENAI_BASE_URL"):
         make_agent("openai")
+
+
+@pytest.mark.external("coqc")
+def test_a_model_agent_s_tokens_are_charged_to_its_attempt_and_summed_for_the_local_run(coq, tmp_path):
+    from proceedings.verified_codegen.experiment import summarise_local
+    from proceedings.verified_codegen.local_agent import ModelAgent
+    from tests.verified_codegen.test_checkers import write_twice
+
+    class Canned(ModelAgent):
+        def complete(self, prompt):
+            return "```coq\nDefinition twice (n : nat) : nat := n.\n```", 10, 3
+
+    twice = load_tasks(write_twice(tmp_path / "tasks" / "twice").parent)[0]
+    agent = Canned()
+    attempts = [solve(twice, "joint", agent, coq, Settings(checks=2)) for _ in range(2)]
+    # J asks again after each failed check; its third answer finds the budget spent: 3 calls, 2 checks
+    assert [(a.calls, a.checks, a.prompt_tokens, a.completion_tokens) for a in attempts] == [(3, 2, 30, 9)] * 2
+    numbers = summarise_local(attempts)
+    assert numbers["local_prompt_tokens"] == 60 and numbers["local_solved"] == 0 and numbers["local_calls"] == 6
+    assert summarise_local([]) == {"local_attempts": 0}

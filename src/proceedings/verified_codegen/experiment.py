@@ -20,7 +20,7 @@ import os
 import random
 import statistics
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from proceedings.core.errors import ProceedingsError
@@ -58,6 +58,9 @@ class Config:
     dafny_server: bool = True  # Dafny checks inside workflows through one DafnyServer.exe (final re-check: fresh)
     dafny_test_host: bool = True  # Dafny test runs inside workflows through one warm test host (round 12)
     needs_lean: bool = False  # the paper's setting is Lean: without a toolchain the run stops before it starts work
+    local_tasks: tuple[str, ...] = ()  # the `local` agent (SmolLM2-135M, greedy) on these: plumbing, expected ~0
+    local_budget: int = 2  # its B (checker invocations), and the tokens it may write per request
+    local_tokens: int = 256
     settings: Settings = field(default_factory=Settings)
 
 
@@ -87,7 +90,8 @@ CONFIGS = {
                    settings=Settings(checks=8)),
     # size prior: SmolLM2-135M scoring measured ~3.5 CPU-s a candidate on one thread (72 candidates of one
     # task in ~4 min), so 12 x 72 would take ~50 CPU-min, past the small budget; `paper` keeps it
-    "small": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS + VERINA_PORTS, ALL_COMMIT0),
+    "small": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS + VERINA_PORTS, ALL_COMMIT0,
+                    local_tasks=("sum_seq", "prod_seq", "sum_list", "count_pos")),
     "paper": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS + VERINA_PORTS, ALL_COMMIT0,
                     ranker="smollm2", needs_lean=True),
 }
@@ -245,18 +249,20 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     commit0 = run_arms(commit0_tasks, agent, checkers, cfg.settings, f"commit0-mini {scale}",
                        run_store(scale, "commit0", cfg), deadline, backends=("dafny",))
     agreements = differential(commit0_tasks, commit0, checkers)
+    local = run_local(cfg, checkers, run_store(scale, "local", cfg), deadline)
     metrics, baseline = summarise(oracle_tasks, oracle, sketch, cfg, seed)
     commit0_metrics, commit0_baseline = summarise_commit0(commit0, agreements, cfg.budgets)
     metrics.update(commit0_metrics)
     baseline.update(commit0_baseline)
-    metrics["recheck_disagreements"] += sum(a.claimed and not a.solved for a in commit0)
+    metrics["recheck_disagreements"] += sum(a.claimed and not a.solved for a in commit0 + local)
+    metrics.update(summarise_local(local))
     metrics["ranker_tokens"], metrics["ranker_s"] = ranker.tokens, round(ranker.seconds, 2)
     metrics["checker_processes"] = sum(c.processes for c in checkers.values())
     metrics["checker_server_requests"] = sum(c.server_requests for c in checkers.values())
     folder = artifact_dir("verified_codegen", scale)
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "attempts.jsonl", "w") as out:
-        for attempt in oracle + sketch + commit0:
+        for attempt in oracle + sketch + commit0 + local:
             out.write(json.dumps({**attempt.row(), "trace": attempt.trace}) + "\n")
     with open(folder / "differential.jsonl", "w") as out:
         for row in agreements:
@@ -276,6 +282,29 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         artifacts=[str(p.relative_to(results_root())) for p in (folder / "attempts.jsonl", folder / "differential.jsonl",
                                                                  plot)],
     )
+
+
+def run_local(cfg: Config, checkers: dict[str, Checker], store: Path, deadline: float | None) -> list[Attempt]:
+    """The issue's `local` run: SmolLM2 in every workflow on a few tasks, at a small budget (plumbing: ~0)."""
+    if not cfg.local_tasks:
+        return []
+    from proceedings.verified_codegen.local_agent import LocalAgent
+
+    return run_arms(load_tasks(ids=cfg.local_tasks), LocalAgent(max_new_tokens=cfg.local_tokens), checkers,
+                    replace(cfg.settings, checks=cfg.local_budget), "local SmolLM2", store, deadline)
+
+
+def summarise_local(attempts: list[Attempt]) -> dict:
+    """Reported, not checked: how the `local` agent fared, and what it read and wrote."""
+    if not attempts:
+        return {"local_attempts": 0}
+    return {"local_attempts": len(attempts), "local_solved": sum(a.solved for a in attempts),
+            "local_calls": sum(a.calls for a in attempts), "local_checks": sum(a.checks for a in attempts),
+            "local_rejected_or_failed": sum(step.get("status") in ("rejected", "failed") or step.get("passed") is False
+                                            for a in attempts for step in a.trace),
+            "local_prompt_tokens": sum(a.prompt_tokens for a in attempts),
+            "local_completion_tokens": sum(a.completion_tokens for a in attempts),
+            "local_wall_s": sum(a.wall_s for a in attempts), "local_cpu_s": sum(a.cpu_s for a in attempts)}
 
 
 def summarise(oracle_tasks, oracle, sketch, cfg: Config, seed: int) -> tuple[dict, dict]:
@@ -387,7 +416,11 @@ def notes(metrics: dict, baseline: dict) -> str:
             f"{metrics['commit0_differential_inputs']} recorded library inputs, "
             f"{metrics['commit0_differential_mismatches']} disagreeing. Oracle: {metrics['oracle_designed']}/"
             f"{metrics['oracle_attempts']} attempts with the designed counts; fresh re-check disagreements: "
-            f"{metrics['recheck_disagreements']}.")
+            f"{metrics['recheck_disagreements']}." + (
+                f" local SmolLM2-135M (plumbing): {metrics['local_solved']} of {metrics['local_attempts']} attempts "
+                f"solved, {metrics['local_calls']} model calls, {metrics['local_checks']} checker invocations, "
+                f"{metrics['local_prompt_tokens']} prompt / {metrics['local_completion_tokens']} completion tokens."
+                if metrics.get("local_attempts") else ""))
 
 
 def plot_budget_curves(attempts: list[Attempt], budgets: tuple[int, ...], path):

@@ -63,12 +63,12 @@ class ModelAgent(Agent):
         block = fenced(answer)
         regions, why = regions_of(task.spec(backend), block)
         if why:
-            return Candidate(backend, block + "\n", features={"agent": "local", "parsed": "code only"})
+            return Candidate(backend, block + "\n", features={"agent": self.name, "parsed": "code only"})
         if backend == "dafny":
             return Candidate(backend, regions.get("code", ""), split_lemmas(backend, regions.get("proofs", "")),
-                             helpers=regions.get("helpers", ""), features={"agent": "local", "parsed": "file"})
+                             helpers=regions.get("helpers", ""), features={"agent": self.name, "parsed": "file"})
         return Candidate(backend, regions.get("code", ""), split_lemmas(backend, regions.get("proof_aux", "")),
-                         regions.get("proof", ""), features={"agent": "local", "parsed": "file"})
+                         regions.get("proof", ""), features={"agent": self.name, "parsed": "file"})
 
     def joint(self, task, backend, feedback):
         return self._candidate(task, backend, self._ask(task, backend, "joint", "", feedback))
@@ -102,7 +102,9 @@ class LocalAgent(ModelAgent):
 
         if self.lm is None:
             from proceedings.core.models import load_causal_lm
+            from proceedings.core.runtime import set_threads
 
+            set_threads()  # $PROCEEDINGS_THREADS: torch's default (every core) ran 10x slower on a loaded 2-core machine
             self.lm = load_causal_lm(self.model, device="cpu")
         model, tokenizer = self.lm
         ids = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
