@@ -62,3 +62,25 @@ def test_bench_runs_resumes_reports_by_budget_and_refuses_other_settings(tmp_pat
     assert isinstance(unknown.exception, ProceedingsError) and "unknown workflow(s) waterfall" in str(unknown.exception)
     empty = runner.invoke(app, ["bench", str(tmp_path / "run"), "--out", str(tmp_path / "run2")])
     assert isinstance(empty.exception, ProceedingsError) and "no task folders" in str(empty.exception)
+
+
+@pytest.mark.slow  # two spawned workers import the package: ~5 s
+@pytest.mark.external("coqc")
+def test_bench_with_two_workers_deals_the_tasks_and_reports_invocations_per_minute(tmp_path):
+    import json
+
+    from tests.verified_codegen.test_checkers import write_twice
+
+    for name in ("twice", "twice_again"):
+        folder = write_twice(tmp_path / "tasks" / name)
+        meta = json.loads((folder / "task.json").read_text())
+        (folder / "task.json").write_text(json.dumps({**meta, "id": name}))
+    result = runner.invoke(app, ["bench", str(tmp_path / "tasks"), "--out", str(tmp_path / "run"), "--agent", "oracle",
+                                 "--workflows", "joint,sequential", "--budget", "2", "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    stores = sorted(p.name for p in (tmp_path / "run").glob("attempts.*.jsonl"))
+    assert stores == ["attempts.0.jsonl", "attempts.1.jsonl"]  # one task each, both workflows in its worker
+    assert [len((tmp_path / "run" / s).read_text().splitlines()) for s in stores] == [2, 2]
+    assert report["workflows"]["sequential"]["solve_rate_b2"] == 1.0 and report["this_run"]["new_checks"] == 6
+    assert report["this_run"]["checks_per_minute"] > 0

@@ -110,6 +110,9 @@ class Checker:
     def available(self) -> bool:
         return bool(self.path)
 
+    def close(self) -> None:
+        """Stop any warm process this checker keeps (a backend with none has nothing to stop)."""
+
     def missing(self) -> str:
         return f"{self.executable} not found: install it with `apt-get install -y --no-install-recommends {self.apt_package}`"
 

@@ -92,17 +92,21 @@ def bench(folders: list[Path] = typer.Argument(..., help="Task folders: each hol
           agent: str = typer.Option("sketch", help="oracle, sketch, local or openai."),
           workflows: str = typer.Option("joint,sequential,planfirst", help="Comma-separated workflows."),
           budget: int = typer.Option(16, help="B_max: checker invocations per task; the report gives every B up to it."),
-          backend: str = typer.Option("", help="Only this backend's specs (default: every backend a task has).")) -> None:
+          backend: str = typer.Option("", help="Only this backend's specs (default: every backend a task has)."),
+          workers: int = typer.Option(1, help="Worker processes, each with its own checkers (tasks dealt round-robin).")) -> None:
     """Every workflow with one agent on every task of the folders; resumable; solve rate by budget per workflow."""
     from proceedings.verified_codegen.bench import bench as run
 
-    report = run(folders, out, agent, tuple(w.strip() for w in workflows.split(",") if w.strip()), budget, backend)
+    report = run(folders, out, agent, tuple(w.strip() for w in workflows.split(",") if w.strip()), budget, backend,
+                 workers=workers)
     for workflow, numbers in report["workflows"].items():
         curve = ", ".join(f"B={key[12:]}: {value:.2f}" for key, value in numbers.items()
                           if key.startswith("solve_rate_b") and key[12:].isdigit())
         console.print(f"{workflow}: {curve}; {numbers['mean_checks']:.1f} checks, {numbers['mean_calls']:.1f} calls, "
                       f"{numbers['mean_wall_s']:.2f} s wall a task")
-    console.print(f"difficult subset: {len(report['difficult_tasks'])} task(s); report: {out / 'report.json'}")
+    console.print(f"difficult subset: {len(report['difficult_tasks'])} task(s); this run: "
+                  f"{report['this_run']['new_checks']} checker invocations in {report['this_run']['seconds']:.1f} s "
+                  f"({report['this_run']['checks_per_minute']:.0f} a minute); report: {out / 'report.json'}")
 
 
 @app.command()
