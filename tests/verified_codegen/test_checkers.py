@@ -194,8 +194,8 @@ def test_a_silent_test_host_is_killed_at_the_wall_limit_and_restarted(tmp_path):
     silent.write_text("#!/bin/sh\nsleep 30\n")
     silent.chmod(0o755)
     host = DafnyTestHost([str(silent)])
-    assert host.run(tmp_path / "t.dfy", [], timeout_s=0.3) is None and host.proc is None
-    assert host.run(tmp_path / "t.dfy", [], timeout_s=0.3) is None and host.starts == 2
+    assert host.run(tmp_path / "t.dfy", [], timeout_s=0.1) is None and host.proc is None
+    assert host.run(tmp_path / "t.dfy", [], timeout_s=0.1) is None and host.starts == 2
 
 
 def test_process_tree_cpu_counts_a_busy_grandchild():
