@@ -32,10 +32,10 @@ def dafny():
 
 @pytest.fixture(scope="session")
 def dafny_served():
-    """One Dafny checker whose checks go to a DafnyServer (started once: Mono's start-up is paid once)."""
+    """One Dafny checker whose checks go to a DafnyServer and whose test runs go to the test host (each
+    started once: Mono's start-up is paid once)."""
     from proceedings.verified_codegen.checkers import get_checker
 
-    checker = get_checker("dafny", server=True)
+    checker = get_checker("dafny", server=True, test_host=True)
     yield checker
-    if checker.server is not None:
-        checker.server.close()
+    checker.close()

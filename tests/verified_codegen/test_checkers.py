@@ -103,14 +103,19 @@ Qed.
 
 @pytest.fixture(scope="module")
 def twice(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("twice")
+    task = load_task(write_twice(tmp_path_factory.mktemp("twice")))
+    return task, reference_candidate(task, "coq").regions()
+
+
+def write_twice(folder: Path) -> Path:
+    """The import-free Coq task `twice` (~0.2 CPU-s a check) written into `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / "task.v").write_text(TWICE)
     (folder / "task.json").write_text(json.dumps({
         "id": "twice", "signature": {"name": "twice", "parameters": [{"param_name": "n", "param_type": "nat"}],
                                      "return_type": "nat"},
         "tests": [{"input": [2], "expected": 4}], "backends": {"coq": "task.v"}}))
-    task = load_task(folder)
-    return task, reference_candidate(task, "coq").regions()
+    return folder
 
 
 @pytest.mark.external("coqc")
@@ -163,6 +168,34 @@ def test_dafny_reference_verifies_and_a_bodyless_lemma_is_refused_by_no_cheating
     unproved = {**DAFNY_REF, "code": DAFNY_REF["code"].replace("assert a[..|a|] == a;", "")}
     assert dafny_served.verify(PROD_SEQ, unproved).status == "failed"  # the server says "completed" here too
     assert dafny_served.server_requests == requests + 3 and dafny_served.processes == processes
+
+
+@pytest.mark.external("dafny")
+def test_the_warm_test_host_runs_the_tests_like_a_fresh_dafny_process(dafny_served):
+    """Round 12: test runs inside workflows go to one warm Dafny test host (Dafny.exe's own entry point,
+    called in-process); it must find exactly the failing tests, and a crash, as a fresh `dafny /compile:4`
+    process does (probed on 3 tasks x 3 candidates: identical outcomes and reasons)."""
+    off_by_one = {**DAFNY_REF, "code": DAFNY_REF["code"].replace("r := 1;", "r := 2;")}  # every non-empty test fails
+    throws = {**DAFNY_REF, "code": "{\n    r := a[|a|];\n}\n"}  # index out of range at run time: exit code 3
+    requests, processes = dafny_served.server_requests, dafny_served.processes
+    assert dafny_served.run_tests(PROD_SEQ, DAFNY_REF).passed
+    doubled = dafny_served.run_tests(PROD_SEQ, off_by_one)
+    assert doubled.failing == [i for i, test in enumerate(PROD_SEQ.tests) if test["expected"] != 0]
+    assert doubled.failing and doubled.reason == f"{len(doubled.failing)} test(s) fail"
+    crashed = dafny_served.run_tests(PROD_SEQ, throws)
+    assert not crashed.passed and crashed.reason.startswith("code does not compile or run")
+    assert dafny_served.server_requests == requests + 3 and dafny_served.processes == processes
+
+
+def test_a_silent_test_host_is_killed_at_the_wall_limit_and_restarted(tmp_path):
+    from proceedings.verified_codegen.dafny_server import DafnyTestHost
+
+    silent = tmp_path / "host"
+    silent.write_text("#!/bin/sh\nsleep 30\n")
+    silent.chmod(0o755)
+    host = DafnyTestHost([str(silent)])
+    assert host.run(tmp_path / "t.dfy", [], timeout_s=0.1) is None and host.proc is None
+    assert host.run(tmp_path / "t.dfy", [], timeout_s=0.1) is None and host.starts == 2
 
 
 def test_process_tree_cpu_counts_a_busy_grandchild():

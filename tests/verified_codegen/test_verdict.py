@@ -79,3 +79,14 @@ def test_the_difficult_subset_is_where_j_s_top_ranked_candidate_fails_and_needs_
 
     attempts = [joint("easy", "verified"), joint("hard", "failed", "verified"), joint("nothing proposed")]
     assert difficult_tasks(attempts) == {"hard"}
+
+
+def test_coverage_is_the_tasks_some_arm_got_a_candidate_for_and_its_rate_leaves_the_others_out():
+    from proceedings.verified_codegen.experiment import arm_numbers, covered_tasks
+    from proceedings.verified_codegen.workflows import Attempt
+
+    attempts = [Attempt("folded", "dafny", "joint", "sketch", solved=True, solved_at=3, checks=3),
+                Attempt("port", "dafny", "joint", "sketch", checks=0)]  # nothing proposed: 0 for every arm
+    assert covered_tasks(attempts) == {"folded"}
+    numbers = arm_numbers(attempts, (2, 4), set(), covered_tasks(attempts))
+    assert numbers["mean_solve_rate"] == 0.25 and numbers["covered_mean_solve_rate"] == 0.5

@@ -141,3 +141,87 @@ def test_the_shared_pool_s_ranking_is_charged_to_no_arm():
     task, agent = load_tasks(ids=("alt_sum",))[0], SketchAgent(ranker=SlowRanker())
     first = solve(task, "joint", agent, Refuses(), Settings(checks=2))
     assert first.checks == 2 and first.wall_s < 0.25 and first.cpu_s < 0.25 and first.load_1m >= 0
+
+
+def serve_chat(answers: list):
+    """A stub OpenAI-compatible endpoint on localhost: each POST gets the next of `answers` (a status code
+    alone is an HTTP error); the requests' bodies and headers are kept."""
+    import http.server
+    import json
+    import threading
+
+    seen = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+            answer = answers.pop(0)
+            if isinstance(answer, int):
+                self.send_error(answer)
+                return
+            reply = json.dumps({"choices": [{"message": {"role": "assistant", "content": answer}}],
+                                "usage": {"prompt_tokens": 120, "completion_tokens": 40}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, seen
+
+
+def test_the_openai_agent_posts_the_prompt_to_the_endpoint_retries_and_reads_the_fenced_file(monkeypatch):
+    from proceedings.core.errors import ProceedingsError
+    from proceedings.verified_codegen.agents import make_agent
+
+    reference = SUM_LIST.spec("coq").path.read_text()
+    server, seen = serve_chat([503, f"Here it is:\n```coq\n{reference}```\n"])
+    monkeypatch.setenv("TEST_VCG_KEY", "sk-test")
+    try:
+        agent = make_agent("openai", base_url=f"http://127.0.0.1:{server.server_port}/v1", model="stub-model",
+                           api_key_env="TEST_VCG_KEY", backoff_s=0.0)
+        candidate = agent.joint(SUM_LIST, "coq", "the checker's message")
+    finally:
+        server.shutdown()
+    assert candidate.regions() == reference_candidate(SUM_LIST, "coq").regions()  # the whole file, read by its regions
+    assert len(seen) == 2 and seen[1]["path"] == "/v1/chat/completions" and seen[1]["auth"] == "Bearer sk-test"
+    body = seen[1]["body"]
+    assert body["model"] == "stub-model" and body["temperature"] == 0 and "The checker said: the checker's message" in \
+        body["messages"][0]["content"]
+    assert (agent.prompt_tokens, agent.completion_tokens) == (120, 40)
+    server, _ = serve_chat([500, 500])
+    try:
+        with pytest.raises(ProceedingsError, match="did not answer after 2 tries"):
+            make_agent("openai", base_url=f"http://127.0.0.1:{server.server_port}/v1", model="m", tries=2,
+                       backoff_s=0.0).plan(SUM_LIST, "coq", "")
+    finally:
+        server.shutdown()
+    monkeypatch.delenv("VCG_OPENAI_BASE_URL", raising=False)
+    with pytest.raises(ProceedingsError, match="VCG_OPENAI_BASE_URL"):
+        make_agent("openai")
+
+
+@pytest.mark.external("coqc")
+def test_a_model_agent_s_tokens_are_charged_to_its_attempt_and_summed_for_the_local_run(coq, tmp_path):
+    from proceedings.verified_codegen.experiment import summarise_local
+    from proceedings.verified_codegen.local_agent import ModelAgent
+    from tests.verified_codegen.test_checkers import write_twice
+
+    class Canned(ModelAgent):
+        def complete(self, prompt):
+            return "```coq\nDefinition twice (n : nat) : nat := n.\n```", 10, 3
+
+    twice = load_tasks(write_twice(tmp_path / "tasks" / "twice").parent)[0]
+    agent = Canned()
+    attempts = [solve(twice, "joint", agent, coq, Settings(checks=2)) for _ in range(2)]
+    # J asks again after each failed check; its third answer finds the budget spent: 3 calls, 2 checks
+    assert [(a.calls, a.checks, a.prompt_tokens, a.completion_tokens) for a in attempts] == [(3, 2, 30, 9)] * 2
+    numbers = summarise_local(attempts)
+    assert numbers["local_prompt_tokens"] == 60 and numbers["local_solved"] == 0 and numbers["local_calls"] == 6
+    assert summarise_local([]) == {"local_attempts": 0}

@@ -126,7 +126,8 @@ class ReplayAgent(Agent):
 
 
 def make_agent(name: str, **options) -> Agent:
-    """`oracle`, `sketch` (search-based proposer) or `local` (SmolLM2 through transformers, greedy)."""
+    """`oracle`, `sketch` (search-based proposer), `local` (SmolLM2 through transformers, greedy) or
+    `openai` (an OpenAI-compatible endpoint: $VCG_OPENAI_BASE_URL, $VCG_OPENAI_MODEL)."""
     if name == "oracle":
         return OracleAgent()
     if name == "sketch":
@@ -137,4 +138,8 @@ def make_agent(name: str, **options) -> Agent:
         from proceedings.verified_codegen.local_agent import LocalAgent
 
         return LocalAgent(**options)
-    raise ProceedingsError(f"unknown agent '{name}'; choose one of: oracle, sketch, local")
+    if name == "openai":
+        from proceedings.verified_codegen.openai_agent import OpenAIAgent
+
+        return OpenAIAgent(**options)
+    raise ProceedingsError(f"unknown agent '{name}'; choose one of: oracle, sketch, local, openai")

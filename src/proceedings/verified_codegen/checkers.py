@@ -95,7 +95,7 @@ class Checker:
         self.path = executable or shutil.which(self.executable)
         self.memo: dict[str, Verdict | TestOutcome] = {}  # file text -> its verdict, within one run
         self.processes = 0  # checker processes actually started
-        self.server_requests = 0  # checks answered by a long-lived server instead
+        self.server_requests = 0  # checks and test runs answered by a warm process (Dafny server, test host) instead
         self.rechecked: dict[str, Verdict] = {}  # final file -> its fresh re-check (workflows.judge)
 
     def _memoised(self, key: str, compute):
@@ -109,6 +109,9 @@ class Checker:
     @property
     def available(self) -> bool:
         return bool(self.path)
+
+    def close(self) -> None:
+        """Stop any warm process this checker keeps (a backend with none has nothing to stop)."""
 
     def missing(self) -> str:
         return f"{self.executable} not found: install it with `apt-get install -y --no-install-recommends {self.apt_package}`"
@@ -163,8 +166,7 @@ class Checker:
         with tempfile.TemporaryDirectory(prefix=f"vcg-{self.backend}-test-") as tmp:
             path = Path(tmp) / f"{self.module_name(task)}_tests{SUFFIX[self.backend]}"
             path.write_text(text)
-            self.processes += 1
-            run = run_process(self.test_argv(path), Path(tmp), self.timeout_s)
+            run = self.run_test_program(path)
         if run.returncode is None:
             return TestOutcome(False, reason="tests killed at the wall limit", seconds=run.seconds, cpu_s=run.cpu_s)
         values = self.test_values(run.output)
@@ -174,6 +176,11 @@ class Checker:
         failing = [i for i, (got, want) in enumerate(values) if normalise(got) != normalise(want)]
         return TestOutcome(not failing, failing, f"{len(failing)} test(s) fail" if failing else "", run.seconds,
                            cpu_s=run.cpu_s)
+
+    def run_test_program(self, path: Path) -> Run:
+        """The test file compiled and run, in a fresh process in its temp dir (a backend may serve it otherwise)."""
+        self.processes += 1
+        return run_process(self.test_argv(path), path.parent, self.timeout_s)
 
     def run_verifier(self, task: Task, text: str, fresh: bool) -> Run:
         """The checker on `text`, in a fresh process and temp dir (a backend may serve non-fresh checks otherwise)."""
@@ -325,26 +332,40 @@ def dafny_value(value, type_: str) -> str:
 
 
 class DafnyChecker(Checker):
-    """`dafny /compile:0 /noCheating:1`; with `server=True` the checks inside a workflow go to one
-    long-lived DafnyServer.exe (dafny_server.py, ~8x less CPU a check) and only the final re-check
-    starts a fresh process."""
+    """`dafny /compile:0 /noCheating:1`; with `server=True` the verifications inside a workflow go to one
+    long-lived DafnyServer.exe (dafny_server.py, ~8x less CPU a check), with `test_host=True` the test
+    runs to one long-lived Dafny test host; the final re-check always starts a fresh process."""
 
     backend, executable, apt_package = "dafny", "dafny", "dafny"
     ARGS = ["/compile:0", "/noCheating:1", "/timeLimit:30"]
 
-    def __init__(self, timeout_s: float = 60.0, executable: str | None = None, server: bool = False):
+    def __init__(self, timeout_s: float = 60.0, executable: str | None = None, server: bool = False,
+                 test_host: bool = False):
         super().__init__(timeout_s, executable)
-        self.server = None
-        if server and self.available:
-            from proceedings.verified_codegen.dafny_server import DafnyServer, server_command
+        self.server = self.test_host = None
+        if self.available and (server or test_host):
+            from proceedings.verified_codegen.dafny_server import (DafnyServer, DafnyTestHost, server_command,
+                                                                   test_host_command)
 
-            self.server = DafnyServer(server_command(self.path))
+            self.server = DafnyServer(server_command(self.path)) if server else None
+            self.test_host = DafnyTestHost(test_host_command(self.path)) if test_host else None
+
+    def close(self) -> None:
+        """Stop the warm processes (they also stop when this process exits)."""
+        for warm in (self.server, self.test_host):
+            if warm is not None:
+                warm.close()
 
     def version_args(self) -> list[str]:
         return ["/version"]
 
     def verify_argv(self, path: Path) -> list[str]:
         return [self.path, *self.ARGS, path.name]
+
+    def run_test_program(self, path: Path) -> Run:
+        """The test file compiled and run, in a fresh process in its temp dir (a backend may serve it otherwise)."""
+        self.processes += 1
+        return run_process(self.test_argv(path), path.parent, self.timeout_s)
 
     def run_verifier(self, task: Task, text: str, fresh: bool) -> Run:
         if self.server is None or fresh:
@@ -385,8 +406,19 @@ class DafnyChecker(Checker):
         # the whole candidate: code may call its lemmas, which are ghost and not compiled
         return task.assemble("dafny", solution) + "\nmethod Main() {\n" + "".join(calls) + "}\n"
 
+    TEST_ARGS = ["/compile:4", "/noVerify"]  # 2.3 skips compiling under /compile:3 /noVerify
+
     def test_argv(self, path: Path) -> list[str]:
-        return [self.path, "/compile:4", "/noVerify", path.name]  # 2.3 skips compiling under /compile:3 /noVerify
+        return [self.path, *self.TEST_ARGS, path.name]
+
+    def run_test_program(self, path: Path) -> Run:
+        if self.test_host is None:
+            return super().run_test_program(path)
+        self.server_requests += 1
+        answer = self.test_host.run(path, self.TEST_ARGS, self.timeout_s)
+        if answer is None:
+            return Run(None, "", self.timeout_s, via_server=True)
+        return Run(answer.returncode, answer.output, answer.seconds, via_server=True, cpu_s=answer.cpu_s)
 
     def test_values(self, output: str) -> list[tuple[str, str]]:
         return re.findall(r"^@@ (.*?) @@ (.*)$", output, re.M)

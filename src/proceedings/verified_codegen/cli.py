@@ -1,4 +1,4 @@
-"""`proceedings verified_codegen ...`: doctor, check, solve, validate, convert, build-commit0.
+"""`proceedings verified_codegen ...`: doctor, check, solve, bench, validate, convert, build-commit0.
 
 `proceedings reproduce verified_codegen --scale tiny|small` runs the J/S/P comparison.
 """
@@ -63,7 +63,7 @@ def check(task: Path = typer.Argument(..., help="Task folder (task.json + spec f
 @app.command()
 def solve(task: Path = typer.Argument(..., help="Task folder."),
           workflow: str = typer.Option("planfirst", help="joint, sequential or planfirst."),
-          agent: str = typer.Option("sketch", help="oracle, sketch or local (SmolLM2-135M, greedy)."),
+          agent: str = typer.Option("sketch", help="oracle, sketch, local (SmolLM2-135M, greedy) or openai ($VCG_OPENAI_BASE_URL, $VCG_OPENAI_MODEL)."),
           backend: str = typer.Option("", help="Backend (default: the task's first)."),
           budget: int = typer.Option(16, help="B: checker invocations (verification, scaffold and test runs).")) -> None:
     """Run one workflow with one agent on one task; prints the trace and the final verdict."""
@@ -84,6 +84,29 @@ def solve(task: Path = typer.Argument(..., help="Task folder."),
         console.print(step)
     console.print(f"{loaded.id} {workflow}/{agent}: {'SOLVED' if attempt.solved else 'not solved'} "
                   f"({attempt.calls} calls, {attempt.checks} checks, {attempt.wall_s:.1f} s; re-check: {attempt.recheck or '-'})")
+
+
+@app.command()
+def bench(folders: list[Path] = typer.Argument(..., help="Task folders: each holds task folders (task.json + spec files)."),
+          out: Path = typer.Option(..., help="Run folder: attempts.jsonl (a rerun resumes), settings.json, report.json."),
+          agent: str = typer.Option("sketch", help="oracle, sketch, local or openai."),
+          workflows: str = typer.Option("joint,sequential,planfirst", help="Comma-separated workflows."),
+          budget: int = typer.Option(16, help="B_max: checker invocations per task; the report gives every B up to it."),
+          backend: str = typer.Option("", help="Only this backend's specs (default: every backend a task has)."),
+          workers: int = typer.Option(1, help="Worker processes, each with its own checkers (tasks dealt round-robin).")) -> None:
+    """Every workflow with one agent on every task of the folders; resumable; solve rate by budget per workflow."""
+    from proceedings.verified_codegen.bench import bench as run
+
+    report = run(folders, out, agent, tuple(w.strip() for w in workflows.split(",") if w.strip()), budget, backend,
+                 workers=workers)
+    for workflow, numbers in report["workflows"].items():
+        curve = ", ".join(f"B={key[12:]}: {value:.2f}" for key, value in numbers.items()
+                          if key.startswith("solve_rate_b") and key[12:].isdigit())
+        console.print(f"{workflow}: {curve}; {numbers['mean_checks']:.1f} checks, {numbers['mean_calls']:.1f} calls, "
+                      f"{numbers['mean_wall_s']:.2f} s wall a task")
+    console.print(f"difficult subset: {len(report['difficult_tasks'])} task(s); this run: "
+                  f"{report['this_run']['new_checks']} checker invocations in {report['this_run']['seconds']:.1f} s "
+                  f"({report['this_run']['checks_per_minute']:.0f} a minute); report: {out / 'report.json'}")
 
 
 @app.command()

@@ -20,7 +20,7 @@ import os
 import random
 import statistics
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from proceedings.core.errors import ProceedingsError
@@ -56,6 +56,11 @@ class Config:
     bootstrap: int = 2000
     timeout_s: float = 60.0  # per checker call
     dafny_server: bool = True  # Dafny checks inside workflows through one DafnyServer.exe (final re-check: fresh)
+    dafny_test_host: bool = True  # Dafny test runs inside workflows through one warm test host (round 12)
+    needs_lean: bool = False  # the paper's setting is Lean: without a toolchain the run stops before it starts work
+    local_tasks: tuple[str, ...] = ()  # the `local` agent (SmolLM2-135M, greedy) on these: plumbing, expected ~0
+    local_budget: int = 2  # its B (checker invocations), and the tokens it may write per request
+    local_tokens: int = 256
     settings: Settings = field(default_factory=Settings)
 
 
@@ -85,17 +90,19 @@ CONFIGS = {
                    settings=Settings(checks=8)),
     # size prior: SmolLM2-135M scoring measured ~3.5 CPU-s a candidate on one thread (72 candidates of one
     # task in ~4 min), so 12 x 72 would take ~50 CPU-min, past the small budget; `paper` keeps it
-    "small": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS + VERINA_PORTS, ALL_COMMIT0),
+    "small": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS + VERINA_PORTS, ALL_COMMIT0,
+                    local_tasks=("sum_seq", "prod_seq", "sum_list", "count_pos")),
     "paper": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS + VERINA_PORTS, ALL_COMMIT0,
-                    ranker="smollm2"),
+                    ranker="smollm2", needs_lean=True),
 }
 
 
-def checkers_for(tasks: list[Task], timeout_s: float, dafny_server: bool = False) -> dict[str, Checker]:
+def checkers_for(tasks: list[Task], timeout_s: float, dafny_server: bool = False,
+                 dafny_test_host: bool = False) -> dict[str, Checker]:
     """One checker per backend the tasks use; a missing one stops the run naming its apt package."""
     found = {}
     for backend in sorted({b for t in tasks for b in t.backends}):
-        options = {"server": True} if backend == "dafny" and dafny_server else {}
+        options = {"server": dafny_server, "test_host": dafny_test_host} if backend == "dafny" else {}
         checker = get_checker(backend, timeout_s=timeout_s, **options)
         if not checker.available:
             raise ProceedingsError(checker.missing())
@@ -113,8 +120,8 @@ def stage_deadline() -> float | None:
 
 def run_arms(tasks: list[Task], agent: Agent, checkers: dict[str, Checker], settings: Settings,
              desc: str, store: Path, deadline: float | None = None,
-             backends: tuple[str, ...] | None = None) -> list[Attempt]:
-    """Every workflow on every task (and backend, or only `backends`), one attempt each; each finished attempt is appended to
+             backends: tuple[str, ...] | None = None, workflows: tuple[str, ...] = WORKFLOWS) -> list[Attempt]:
+    """Every workflow (of `workflows`) on every task (and backend, or only `backends`), one attempt each; each finished attempt is appended to
     `store` (JSON lines), and a rerun takes finished attempts from it instead of running them again.
     Past `deadline` no new attempt starts: the run stops naming how far it got (rerun to resume)."""
     done = {}
@@ -123,7 +130,7 @@ def run_arms(tasks: list[Task], agent: Agent, checkers: dict[str, Checker], sett
             if line.strip():
                 row = json.loads(line)
                 done[(row["task"], row["backend"], row["workflow"])] = Attempt(**row)
-    jobs = [(task, backend, workflow) for task in tasks for backend in task.backends for workflow in WORKFLOWS
+    jobs = [(task, backend, workflow) for task in tasks for backend in task.backends for workflow in workflows
             if backends is None or backend in backends]
     attempts, fresh = [], 0
     store.parent.mkdir(parents=True, exist_ok=True)
@@ -162,10 +169,14 @@ def designed_counts(tasks: list[Task], attempts: list[Attempt]) -> int:
     return good
 
 
-def arm_numbers(attempts: list[Attempt], budgets: tuple[int, ...], difficult: set[str]) -> dict:
+def arm_numbers(attempts: list[Attempt], budgets: tuple[int, ...], difficult: set[str],
+                covered: set[str] | None = None) -> dict:
     rates = {f"solve_rate_b{b}": statistics.fmean(a.solved_within(b) for a in attempts) for b in budgets}
     hard = [a for a in attempts if a.task in difficult]
+    mine = [a for a in attempts if covered is None or a.task in covered]
     return {**rates, "mean_solve_rate": statistics.fmean(rates.values()),
+            "covered_mean_solve_rate": statistics.fmean(statistics.fmean(a.solved_within(b) for b in budgets)
+                                                        for a in mine) if mine else 0.0,
             "solve_rate_bmax": statistics.fmean(a.solved for a in attempts),
             "difficult_checks": statistics.fmean(a.checks for a in hard) if hard else 0.0,
             "difficult_wall_s": statistics.fmean(a.wall_s for a in hard) if hard else 0.0,
@@ -181,6 +192,12 @@ def arm_numbers(attempts: list[Attempt], budgets: tuple[int, ...], difficult: se
 def test_seconds(attempt: Attempt) -> float:
     """Checker seconds an attempt spent on test runs (fresh processes), the rest being verifications."""
     return sum(step.get("seconds", 0.0) for step in attempt.trace if step.get("check") == "tests")
+
+
+def covered_tasks(attempts: list[Attempt]) -> set[str]:
+    """Tasks the agent proposed at least one candidate for (some arm ran a check): the proposer's coverage.
+    A task outside it is 0 for every arm, whatever the workflow."""
+    return {a.task for a in attempts if a.checks > 0}
 
 
 def difficult_tasks(attempts: list[Attempt]) -> set[str]:
@@ -214,9 +231,13 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     from proceedings.verified_codegen.sketch import SketchAgent
 
     cfg = CONFIGS[scale]
+    lean = get_checker("lean")
+    if cfg.needs_lean and not lean.available:  # issue 24: "Paper: starts; here stops with 'Lean toolchain not found'"
+        raise ProceedingsError(f"scale {scale}: {lean.missing()}")
     oracle_tasks, sketch_tasks = load_tasks(ids=cfg.oracle_tasks), load_tasks(ids=cfg.sketch_tasks)
     commit0_tasks = load_tasks(COMMIT0, ids=cfg.commit0_tasks)
-    checkers = checkers_for(oracle_tasks + sketch_tasks + commit0_tasks, cfg.timeout_s, cfg.dafny_server)
+    checkers = checkers_for(oracle_tasks + sketch_tasks + commit0_tasks, cfg.timeout_s, cfg.dafny_server,
+                            cfg.dafny_test_host)
     deadline = stage_deadline()
     oracle = run_arms(oracle_tasks, OracleAgent(), checkers, cfg.settings, f"oracle {scale}",
                       run_store(scale, "oracle", cfg), deadline)
@@ -228,18 +249,20 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     commit0 = run_arms(commit0_tasks, agent, checkers, cfg.settings, f"commit0-mini {scale}",
                        run_store(scale, "commit0", cfg), deadline, backends=("dafny",))
     agreements = differential(commit0_tasks, commit0, checkers)
+    local = run_local(cfg, checkers, run_store(scale, "local", cfg), deadline)
     metrics, baseline = summarise(oracle_tasks, oracle, sketch, cfg, seed)
     commit0_metrics, commit0_baseline = summarise_commit0(commit0, agreements, cfg.budgets)
     metrics.update(commit0_metrics)
     baseline.update(commit0_baseline)
-    metrics["recheck_disagreements"] += sum(a.claimed and not a.solved for a in commit0)
+    metrics["recheck_disagreements"] += sum(a.claimed and not a.solved for a in commit0 + local)
+    metrics.update(summarise_local(local))
     metrics["ranker_tokens"], metrics["ranker_s"] = ranker.tokens, round(ranker.seconds, 2)
     metrics["checker_processes"] = sum(c.processes for c in checkers.values())
     metrics["checker_server_requests"] = sum(c.server_requests for c in checkers.values())
     folder = artifact_dir("verified_codegen", scale)
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "attempts.jsonl", "w") as out:
-        for attempt in oracle + sketch + commit0:
+        for attempt in oracle + sketch + commit0 + local:
             out.write(json.dumps({**attempt.row(), "trace": attempt.trace}) + "\n")
     with open(folder / "differential.jsonl", "w") as out:
         for row in agreements:
@@ -252,24 +275,48 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         config={**asdict(cfg), "checkers": versions,
                 "matched": "all arms: the same sketch pool per task ranked once by the same ranker (shared), the "
                            "same checker-invocation budget B (each verification, scaffold check and test run is one "
-                           "invocation, memo answers included), the same checkers (one DafnyServer inside workflows) "
-                           "and wall limit per check; solve = checker 'verified' + a fresh-process re-check"},
+                           "invocation, memo answers included), the same checkers and wall limit per check, every Dafny "
+                           "invocation inside a workflow answered by a warm process (verifications: one DafnyServer; "
+                           "test runs: one Dafny test host; Coq: a fresh coqc for both kinds); solve = checker 'verified' + a fresh-process re-check"},
         seed=seed, notes=notes(metrics, baseline),
         artifacts=[str(p.relative_to(results_root())) for p in (folder / "attempts.jsonl", folder / "differential.jsonl",
                                                                  plot)],
     )
 
 
+def run_local(cfg: Config, checkers: dict[str, Checker], store: Path, deadline: float | None) -> list[Attempt]:
+    """The issue's `local` run: SmolLM2 in every workflow on a few tasks, at a small budget (plumbing: ~0)."""
+    if not cfg.local_tasks:
+        return []
+    from proceedings.verified_codegen.local_agent import LocalAgent
+
+    return run_arms(load_tasks(ids=cfg.local_tasks), LocalAgent(max_new_tokens=cfg.local_tokens), checkers,
+                    replace(cfg.settings, checks=cfg.local_budget), "local SmolLM2", store, deadline)
+
+
+def summarise_local(attempts: list[Attempt]) -> dict:
+    """Reported, not checked: how the `local` agent fared, and what it read and wrote."""
+    if not attempts:
+        return {"local_attempts": 0}
+    return {"local_attempts": len(attempts), "local_solved": sum(a.solved for a in attempts),
+            "local_calls": sum(a.calls for a in attempts), "local_checks": sum(a.checks for a in attempts),
+            "local_rejected_or_failed": sum(step.get("status") in ("rejected", "failed") or step.get("passed") is False
+                                            for a in attempts for step in a.trace),
+            "local_prompt_tokens": sum(a.prompt_tokens for a in attempts),
+            "local_completion_tokens": sum(a.completion_tokens for a in attempts),
+            "local_wall_s": sum(a.wall_s for a in attempts), "local_cpu_s": sum(a.cpu_s for a in attempts)}
+
+
 def summarise(oracle_tasks, oracle, sketch, cfg: Config, seed: int) -> tuple[dict, dict]:
     by_arm = {w: [a for a in sketch if a.workflow == w] for w in WORKFLOWS}
-    hard = difficult_tasks(sketch)
-    arms = {w: arm_numbers(by_arm[w], cfg.budgets, hard) for w in WORKFLOWS}
+    hard, covered = difficult_tasks(sketch), covered_tasks(sketch)
+    arms = {w: arm_numbers(by_arm[w], cfg.budgets, hard, covered) for w in WORKFLOWS}
     best = max(("joint", "sequential"), key=lambda w: arms[w]["mean_solve_rate"])
     low, high = paired_gain_interval(by_arm, best, cfg.budgets, cfg.bootstrap, seed)
     tasks = sorted({a.task for a in sketch})
     union = statistics.fmean(any(a.solved for a in sketch if a.task == t) for t in tasks)
     bmin = min(cfg.budgets)
-    metrics = {**arms["planfirst"], "tasks": len(tasks), "difficult_tasks": len(hard),
+    metrics = {**arms["planfirst"], "tasks": len(tasks), "difficult_tasks": len(hard), "covered_tasks": len(covered),
                "union_solve_rate_bmax": union,
                "min_arm_solve_rate_bmax": min(arms[w]["solve_rate_bmax"] for w in WORKFLOWS),
                "max_arm_solve_rate_bmin": max(arms[w][f"solve_rate_b{bmin}"] for w in WORKFLOWS),
@@ -354,8 +401,10 @@ def notes(metrics: dict, baseline: dict) -> str:
     keys = [key for key in metrics if key.startswith("solve_rate_b") and key[12:].isdigit()]
     curve = "; ".join(f"{arm}: " + ", ".join(f"{numbers[key]:.2f}" for key in keys) for arm, numbers in arms.items())
     budgets = "/".join(key[12:] for key in keys)
-    return (f"Sketch agent on {metrics['tasks']} fold tasks (Dafny and Coq) ({metrics['difficult_tasks']} difficult), solve rate "
-            f"at B = {budgets} per arm: {curve}. Offline there is no Lean and no capable model: this compares the "
+    return (f"Sketch agent on {metrics['tasks']} tasks (Dafny and Coq; {metrics['covered_tasks']} it proposes for, "
+            f"{metrics['difficult_tasks']} difficult), solve rate at B = {budgets} per arm: {curve}; budget-averaged "
+            f"over the tasks it proposes for: P {metrics['covered_mean_solve_rate']:.2f} vs "
+            f"{baseline['covered_mean_solve_rate']:.2f}. Offline there is no Lean and no capable model: this compares the "
             f"workflows' control on a shared search pool, not frontier LLMs. Difficult subset, P vs best baseline per "
             f"task: {metrics['difficult_checks']:.1f} vs {baseline['difficult_checks']:.1f} checker invocations, wall "
             f"{metrics['difficult_wall_s']:.2f} vs {baseline['difficult_wall_s']:.2f} s (of which test runs "
@@ -367,7 +416,11 @@ def notes(metrics: dict, baseline: dict) -> str:
             f"{metrics['commit0_differential_inputs']} recorded library inputs, "
             f"{metrics['commit0_differential_mismatches']} disagreeing. Oracle: {metrics['oracle_designed']}/"
             f"{metrics['oracle_attempts']} attempts with the designed counts; fresh re-check disagreements: "
-            f"{metrics['recheck_disagreements']}.")
+            f"{metrics['recheck_disagreements']}." + (
+                f" local SmolLM2-135M (plumbing): {metrics['local_solved']} of {metrics['local_attempts']} attempts "
+                f"solved, {metrics['local_calls']} model calls, {metrics['local_checks']} checker invocations, "
+                f"{metrics['local_prompt_tokens']} prompt / {metrics['local_completion_tokens']} completion tokens."
+                if metrics.get("local_attempts") else ""))
 
 
 def plot_budget_curves(attempts: list[Attempt], budgets: tuple[int, ...], path):

@@ -1,5 +1,6 @@
-"""The `local` agent: a causal LM (default SmolLM2-135M-Instruct, offline) answering each request with
-greedy decoding (spec §2.3: prompts state the dialect and the output contract).
+"""Agents that ask a language model (spec §2.3: prompts state the dialect and the output contract):
+`local`, a causal LM on the CPU (default SmolLM2-135M-Instruct, offline, greedy), and, through the same
+prompts, `openai` (openai_agent.py: any OpenAI-compatible endpoint).
 
 Every request is one chat turn: the task's description, its protected spec file, what is asked (the
 whole file with the editable regions filled, the code alone, a proof for frozen code, a plan, one
@@ -34,35 +35,27 @@ ASK = {
 
 
 @dataclass
-class LocalAgent(Agent):
-    model: str = "smollm2-135m"
+class ModelAgent(Agent):
+    """An agent that asks a language model one chat turn per request (`complete`: the transport); the
+    prompt, the token counts, the transcript and the reading of the answer are shared by every model."""
+
     max_new_tokens: int = 384
-    name: str = "local"
-    lm: tuple | None = None  # (model, tokenizer); loaded on first use when None
+    name: str = "model"
     prompt_tokens: int = 0
     completion_tokens: int = 0
     transcript: list[dict] = field(default_factory=list)
 
+    def complete(self, prompt: str) -> tuple[str, int, int]:
+        """(answer, prompt tokens, completion tokens) for one user turn."""
+        raise NotImplementedError
+
     def _ask(self, task: Task, backend: str, kind: str, extra: str, feedback: str) -> str:
-        import torch
-
-        if self.lm is None:
-            from proceedings.core.models import load_causal_lm
-
-            self.lm = load_causal_lm(self.model, device="cpu")
-        model, tokenizer = self.lm
         prompt = (f"Task: {task.description}\nLanguage: {DIALECT[backend]}.\nSpecification file:\n```\n"
                   f"{protected_text(task, backend)}```\n{ASK[kind]}\n{extra}"
                   + (f"\nThe checker said: {feedback}" if feedback else ""))
-        ids = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
-                                            tokenize=True, return_dict=False)
-        ids = torch.tensor([list(ids["input_ids"] if isinstance(ids, dict) else ids)])  # (1, prompt)
-        with torch.inference_mode():
-            out = model.generate(ids, max_new_tokens=self.max_new_tokens, do_sample=False,
-                                 pad_token_id=tokenizer.eos_token_id)
-        answer = tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True)
-        self.prompt_tokens += int(ids.shape[1])
-        self.completion_tokens += int(out.shape[1] - ids.shape[1])
+        answer, prompt_tokens, completion_tokens = self.complete(prompt)
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
         self.transcript.append({"request": kind, "prompt": prompt, "answer": answer})
         return answer
 
@@ -70,12 +63,12 @@ class LocalAgent(Agent):
         block = fenced(answer)
         regions, why = regions_of(task.spec(backend), block)
         if why:
-            return Candidate(backend, block + "\n", features={"agent": "local", "parsed": "code only"})
+            return Candidate(backend, block + "\n", features={"agent": self.name, "parsed": "code only"})
         if backend == "dafny":
             return Candidate(backend, regions.get("code", ""), split_lemmas(backend, regions.get("proofs", "")),
-                             helpers=regions.get("helpers", ""), features={"agent": "local", "parsed": "file"})
+                             helpers=regions.get("helpers", ""), features={"agent": self.name, "parsed": "file"})
         return Candidate(backend, regions.get("code", ""), split_lemmas(backend, regions.get("proof_aux", "")),
-                         regions.get("proof", ""), features={"agent": "local", "parsed": "file"})
+                         regions.get("proof", ""), features={"agent": self.name, "parsed": "file"})
 
     def joint(self, task, backend, feedback):
         return self._candidate(task, backend, self._ask(task, backend, "joint", "", feedback))
@@ -94,6 +87,34 @@ class LocalAgent(Agent):
 
     def discharge(self, task, backend, scaffold, lemma, feedback):
         return fenced(self._ask(task, backend, "discharge", f"```\n{lemma.statement}\n```", feedback))
+
+
+@dataclass
+class LocalAgent(ModelAgent):
+    """A causal LM through transformers on the CPU, greedy (default SmolLM2-135M-Instruct)."""
+
+    model: str = "smollm2-135m"
+    name: str = "local"
+    lm: tuple | None = None  # (model, tokenizer); loaded on first use when None
+
+    def complete(self, prompt: str) -> tuple[str, int, int]:
+        import torch
+
+        if self.lm is None:
+            from proceedings.core.models import load_causal_lm
+            from proceedings.core.runtime import set_threads
+
+            set_threads()  # $PROCEEDINGS_THREADS: torch's default (every core) ran 10x slower on a loaded 2-core machine
+            self.lm = load_causal_lm(self.model, device="cpu")
+        model, tokenizer = self.lm
+        ids = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
+                                            tokenize=True, return_dict=False)
+        ids = torch.tensor([list(ids["input_ids"] if isinstance(ids, dict) else ids)])  # (1, prompt)
+        with torch.inference_mode():
+            out = model.generate(ids, max_new_tokens=self.max_new_tokens, do_sample=False,
+                                 pad_token_id=tokenizer.eos_token_id)
+        answer = tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True)
+        return answer, int(ids.shape[1]), int(out.shape[1] - ids.shape[1])
 
 
 def fenced(answer: str) -> str:

@@ -57,6 +57,8 @@ class Attempt:
     wall_s: float = 0.0  # elapsed, with memo answers charged at the seconds their first run took
     cpu_s: float = 0.0  # this process's CPU + the checkers' (memo answers: their first run's), same span as wall_s
     load_1m: float = 0.0  # the machine's 1-minute load average when the attempt started
+    prompt_tokens: int = 0  # a model agent's tokens for this attempt (0 for search agents)
+    completion_tokens: int = 0
     recheck: str = ""  # the fresh re-check's status ("" when nothing was solved)
     solution: dict[str, str] = field(default_factory=dict)
     trace: list[dict] = field(default_factory=list)
@@ -228,6 +230,7 @@ def solve(task: Task, workflow: str, agent: Agent, checker: Checker, settings: S
     agent.reset()
     agent.prepare(task, checker.backend)
     start, own_cpu = time.perf_counter(), time.process_time()
+    tokens = getattr(agent, "prompt_tokens", 0), getattr(agent, "completion_tokens", 0)
     ledger = Ledger(checker, task, settings, attempt)
     try:
         found = RUNNERS[workflow](agent, ledger, settings)
@@ -236,6 +239,8 @@ def solve(task: Task, workflow: str, agent: Agent, checker: Checker, settings: S
         found = None
     attempt.wall_s = time.perf_counter() - start + ledger.memo_saved_s
     attempt.cpu_s = time.process_time() - own_cpu + ledger.checker_cpu_s
+    attempt.prompt_tokens = getattr(agent, "prompt_tokens", 0) - tokens[0]
+    attempt.completion_tokens = getattr(agent, "completion_tokens", 0) - tokens[1]
     if found is not None:
         attempt.claimed, attempt.solved_at = True, attempt.checks
         attempt.solution = found.regions()
