@@ -8,7 +8,8 @@
    for the (condition, arm) pairs asked for, also redocking at exhaustiveness 8 (secondary: it missed
    native poses by 7-9 Å on openbabel receptors, and costs ~10-70 CPU-s a design);
 4. complex: each stated interaction re-detected by the profiler (over those the pocket's backbone
-   does not already make: a glycine pocket's backbone H-bonds are kept by every design), protein-ligand
+   does not already make: a glycine pocket's backbone H-bonds are kept by every design), audited one by
+   one (which were lost, and per kind how many were kept: LigandMPNN users report lost H-bonds), protein-ligand
    clashes < 2.2 Å in the conditioning pose (and, reported beside, in the locally optimised one),
    ligand drift under local optimisation.
 """
@@ -63,6 +64,8 @@ class DesignRow:
     drift: float | None = None
     satisfied: float | None = None  # fraction re-detected of the stated interactions the backbone alone does not make
     satisfied_all: float | None = None  # fraction re-detected of all stated interactions (reported beside it)
+    lost: list[str] = field(default_factory=list)  # the audit: stated interactions (of `satisfied`) not re-detected
+    kept_by_kind: dict[str, list[int]] = field(default_factory=dict)  # kind -> [re-detected, stated] (of `satisfied`)
     clashes: int | None = None  # in the conditioning pose (the packed complex the design is judged on)
     clashes_optimized: int | None = None  # after Vina's local optimisation moved the ligand (reported beside)
     error: str = ""
@@ -168,7 +171,12 @@ def score_complex(row: DesignRow, condition: Sample, root: Path, packed_residues
         row.vina_score, row.vina, row.drift = scores.score, scores.optimized, scores.drift
         row.redock, row.redock_rmsd = scores.redock, scores.redock_rmsd
         found = profile(complex_, mol, condition.pocket)
-        row.satisfied = float(np.mean(satisfied(designable, found))) if designable else None
+        kept = satisfied(designable, found)
+        row.satisfied = float(np.mean(kept)) if designable else None
+        row.lost = [f"{s.kind} at {s.residue} to the {s.ligand_group}" for s, k in zip(designable, kept) if not k]
+        for s, k in zip(designable, kept):
+            row.kept_by_kind.setdefault(s.kind, [0, 0])[0] += int(k)
+            row.kept_by_kind[s.kind][1] += 1
         row.satisfied_all = float(np.mean(satisfied(stated, found))) if stated else None
         row.clashes = clashes(complex_.residues, condition.ligand.xyz)
         row.clashes_optimized = clashes(complex_.residues, scores.optimized_xyz)
@@ -199,10 +207,21 @@ def summarise(rows: list[DesignRow]) -> dict[str, float | None]:
             "vina_in_pose": mean([r.vina for r in scored if r.drift is not None and r.drift <= DRIFT_LIMIT]),
             "satisfaction": mean([r.satisfied for r in scored]),
             "satisfaction_all_stated": mean([r.satisfied_all for r in scored]),
+            "satisfaction_by_kind": kept_by_kind(scored),
             "clash_free": mean([float(r.clashes == 0) for r in scored]),
             "clash_free_optimized": mean([float(r.clashes_optimized == 0) for r in scored
                                           if r.clashes_optimized is not None]),
             "diversity": mean([diversity(s) for s in by_condition.values()])}
+
+
+def kept_by_kind(rows: list[DesignRow]) -> dict[str, float]:
+    """The interaction audit over an arm: per kind, the fraction of stated interactions re-detected (pooled)."""
+    counts: dict[str, list[int]] = {}
+    for r in rows:
+        for kind, (kept, stated) in r.kept_by_kind.items():
+            total = counts.setdefault(kind, [0, 0])
+            total[0], total[1] = total[0] + kept, total[1] + stated
+    return {kind: round(kept / stated, 4) for kind, (kept, stated) in sorted(counts.items())}
 
 
 def per_condition(rows: list[DesignRow], key: str = "vina") -> dict[str, float]:
