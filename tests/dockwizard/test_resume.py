@@ -110,3 +110,31 @@ def test_only_the_designs_asked_for_are_redocked_and_their_success_is_summarised
     a = summarise([r for r in rows if r.arm == "a"])
     assert (a["redocked"], a["redock"], a["redock_success"]) == (1, -7.0, 1.0)
     assert summarise([r for r in rows if r.arm == "b"])["redock_success"] is None
+
+
+def test_a_run_with_one_more_arm_judges_only_that_arms_designs(tmp_path, monkeypatch):
+    def fake_score(row, condition, root, packed, redock=False):
+        row.vina, row.satisfied, row.clashes = -float(len(set(row.sequence))), 0.5, 0
+    monkeypatch.setattr(evaluation, "score_complex", fake_score)
+    conditions = load_samples()[:EVAL_CHUNK]
+    small = {"a": {c.id: [c.target] for c in conditions}}
+    first = evaluate(small, conditions, FIXTURE, _CountingJudge(), checkpoint=tmp_path)
+    packed = []
+
+    class Judge(_CountingJudge):
+        def pack(self, jobs, root, work=None):
+            packed.extend(seq for _, seq in jobs)
+            return super().pack(jobs, root, work)
+    longer = evaluate({**small, "b": {c.id: [c.native] for c in conditions}}, conditions, FIXTURE, Judge(),
+                      checkpoint=tmp_path)
+    assert packed == [c.native for c in conditions]
+    assert [r for r in longer if r.arm == "a"] == first
+
+
+def test_the_long_run_shares_the_small_runs_folder_and_adds_the_ablation_arms(tmp_path, monkeypatch):
+    from proceedings.dockwizard.experiment import ARMS, CONFIGS, run_folder
+
+    monkeypatch.setenv("PROCEEDINGS_CACHE", str(tmp_path))
+    small, long = CONFIGS["small"], CONFIGS["long"]
+    assert set(long.arms) == set(ARMS) > set(small.arms)
+    assert run_folder(small, FIXTURE) == run_folder(long, FIXTURE) != run_folder(CONFIGS["tiny"], FIXTURE)

@@ -105,8 +105,10 @@ def evaluate(designs: dict[str, dict[str, list[str]]], conditions: list[Sample],
     """Rows for every design: `designs[arm][condition id]` -> pocket sequences; `judge` packs (LigandMPNN);
     the designs of the (condition id, arm) pairs in `redock` are also redocked.
     With a `checkpoint` folder the designs are judged EVAL_CHUNK conditions at a time and each chunk's rows
-    are kept there, so a run cut short resumes with the chunks it had not judged. `spent` receives the wall
-    and CPU seconds of the judging (summed over the pieces of a resumed run)."""
+    are kept there per arm, so a run cut short resumes with the chunks it had not judged, and a run with
+    more arms judges only theirs (a pack depends on its design alone: `ligandmpnn_calls.py`). `spent`
+    receives the wall and CPU seconds of the judging (summed over the pieces of a resumed run; a chunk's
+    seconds are shared among its arms by their number of designs)."""
     by_id = {c.id: c for c in conditions}
     rows = [row for arm, per in designs.items() for cid, seqs in per.items()
             for row in sequence_stage(by_id[cid], arm, seqs)]
@@ -116,18 +118,28 @@ def evaluate(designs: dict[str, dict[str, list[str]]], conditions: list[Sample],
     judged, wall, cpu = [], 0.0, 0.0
     for ids in progress_bar(chunks, desc="evaluate"):
         chunk = [r for r in rows if r.condition in ids]
-        path = checkpoint / f"rows-{_rows_key(chunk, stages, redock)}.json" if resumable else None
-        if path is not None and path.exists():
-            kept = json.loads(path.read_text())
-            chunk, seconds = [DesignRow(**r) for r in kept["rows"]], kept["seconds"]
-        else:
-            with stopwatch() as t:
-                _judge(chunk, by_id, root, judge, stages, work, redock)
-            seconds = [t.wall_s, t.cpu_s]
+        todo = []  # (path, rows) of the arms this chunk has not judged yet
+        for arm in dict.fromkeys(r.arm for r in chunk):
+            group = [r for r in chunk if r.arm == arm]
+            path = checkpoint / f"rows-{_rows_key(group, stages, redock)}.json" if resumable else None
+            if path is not None and path.exists():
+                kept = json.loads(path.read_text())
+                judged += [DesignRow(**r) for r in kept["rows"]]
+                wall, cpu = wall + kept["seconds"][0], cpu + kept["seconds"][1]
+            else:
+                todo.append((path, group))
+        fresh = [r for _, group in todo for r in group]
+        if not fresh:
+            continue
+        with stopwatch() as t:
+            _judge(fresh, by_id, root, judge, stages, work, redock)
+        for path, group in todo:
             if path is not None:
-                atomic_write_text(path, json.dumps({"rows": rows_as_dicts(chunk), "seconds": seconds}))
-        judged += chunk
-        wall, cpu = wall + seconds[0], cpu + seconds[1]
+                share = len(group) / len(fresh)
+                atomic_write_text(path, json.dumps({"rows": rows_as_dicts(group),
+                                                    "seconds": [t.wall_s * share, t.cpu_s * share]}))
+        judged += fresh
+        wall, cpu = wall + t.wall_s, cpu + t.cpu_s
     if spent is not None:
         spent.update(wall_s=wall, cpu_s=cpu)
     return judged
