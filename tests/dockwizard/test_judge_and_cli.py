@@ -65,3 +65,24 @@ def test_a_ligand_with_a_five_character_ccd_code_keeps_the_pdb_columns_ligandmpn
 
     (line, _) = pdb_lines([], Ligand("A1BQJ", ["C1"], ["C"], np.array([[-12.5, 3.25, 101.0]])))
     assert line[17:20] == "LIG" and [float(line[i: i + 8]) for i in (30, 38, 46)] == [-12.5, 3.25, 101.0]
+
+
+def test_the_interaction_audit_names_each_lost_interaction_and_counts_kept_ones_per_kind(monkeypatch):
+    from proceedings.dockwizard import evaluation
+    from proceedings.dockwizard.docking import VinaScores
+    from proceedings.dockwizard.evaluation import DesignRow, score_complex, summarise
+    from proceedings.dockwizard.interactions import Interaction
+
+    sample = next(s for s in load_samples() if s.id == "6WQA-ZMA")
+    stated = [Interaction(**i) for i in sample.interactions]
+    lost = next(s for s in stated if s.kind == "hydrogen bond")
+    monkeypatch.setattr(evaluation, "vina_scores", lambda residues, mol, **kw: VinaScores(
+        -6.0, -6.5, 0.3, optimized_xyz=mol.GetConformer().GetPositions()))
+    monkeypatch.setattr(evaluation, "backbone_made", lambda stated, *a: [False] * len(stated))
+    monkeypatch.setattr(evaluation, "profile", lambda *a: [s for s in stated if s != lost])
+    row = DesignRow(sample.id, "arm", 0, sample.target, True)
+    score_complex(row, sample, FIXTURE, [])
+    assert row.lost == [f"hydrogen bond at {lost.residue} to the {lost.ligand_group}"]
+    hbonds = sum(s.kind == "hydrogen bond" for s in stated)
+    assert row.kept_by_kind["hydrogen bond"] == [hbonds - 1, hbonds]
+    assert summarise([row])["satisfaction_by_kind"]["hydrogen bond"] == round((hbonds - 1) / hbonds, 4)

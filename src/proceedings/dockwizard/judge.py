@@ -105,14 +105,17 @@ class LigandMPNNJudge:
                 out.append(designs)
             return out
 
-    def design_sequences(self, sample: Sample, root: Path, n: int) -> list[str]:
-        """LigandMPNN's own designs for a condition (the no-text reference arm); no packing here."""
+    def design_sequences(self, samples: list[Sample], root: Path, n: int) -> list[list[str]]:
+        """LigandMPNN's own `n` designs per condition (the no-text reference arm), in one subprocess; no
+        packing here (the evaluation packs them like every other arm's)."""
         with tempfile.TemporaryDirectory() as tmp:
             tmp = Path(tmp)
-            complex_ = sample.scaffold_complex(root)
-            path = str(_input_pdb(tmp, "ref", complex_))
-            self._run(tmp, {path: sample.pocket}, None, pack=False, n=n)
-            return [s for s, _ in _fasta_designs(tmp / "out" / "seqs" / "ref.fa", path_keys(complex_, sample.pocket))]
+            names = [f"r{i:04d}" for i in range(len(samples))]
+            complexes = [s.scaffold_complex(root) for s in samples]
+            self._run(tmp, {str(_input_pdb(tmp, name, c)): s.pocket for name, c, s in zip(names, complexes, samples)},
+                      None, pack=False, n=n)
+            return [[seq for seq, _ in _fasta_designs(tmp / "out" / "seqs" / f"{name}.fa", path_keys(c, s.pocket))]
+                    for name, c, s in zip(names, complexes, samples)]
 
 
 class NativeJudge:
