@@ -88,7 +88,9 @@ CONFIGS = {
     # the control is a fifth fine-tune (the run folder keeps the others, so it joins a staged run). 600 steps for
     # every fine-tune, chosen on own-task validity only: the 200-step record failed gate 1 (mob_T 57 %, bus_T
     # 71.5 %, mob_S 74.5 %, bus_S 95 %); mob_T, the worst, alone reached 86.5 % at 400 steps and 91 % at 600
-    # (probes); the 600-step record gave 100, 92.5, 90 and 84.5 % (bus_S, bus_T, mob_S, mob_T).
+    # (probes); the 600-step record gave 100, 92.5, 90 and 84.5 % (bus_S, bus_T, mob_S, mob_T). Rows at 2e-2 re-learn
+    # every added row (deltas larger than the rows), which is why MobTA never ends a day; 5e-3 stalls bus_S and 1e-3
+    # mob_T (round 12, README "Round 12"), so the rows stay at 2e-2.
     "small": ExperimentConfig(
         model="smollm2-135m", source="cairns", target="nyc_subway",
         recipe=Recipe(steps=600, batch=8, lr=1e-3, new_row_lr=2e-2, lora_r=8, warmup_steps=8, checkpoint_every=10),
