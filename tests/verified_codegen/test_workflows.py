@@ -72,6 +72,23 @@ def test_planfirst_replans_once_when_a_planned_lemma_resists(coq):
 
 
 @pytest.mark.external("coqc")
+def test_planfirst_replans_once_when_its_scaffold_fails_a_recorded_test_before_any_lemma_is_discharged(coq):
+    """Refute-by-test: the first plan (accumulator + its lemma) is elaborated into code that fails a test; the
+    plan is refuted at once (no scaffold check, no discharge, no second elaboration) and the revised plan
+    verifies. Every file here was checked by the sequential test too: the session's memo answers them."""
+    ref = reference_candidate(SUM_LIST, "coq")
+    blank = replace(ref, lemmas=tuple(replace(l, proof="") for l in ref.lemmas))
+    script = {"plan": [Plan("accumulator", lemmas=blank.lemmas), Plan("structural recursion", revision=1)],
+              "elaborate": [replace(blank, code=BUGGY), Candidate("coq", STRUCTURAL, proof=INDUCTION)],
+              "discharge": [l.proof for l in ref.lemmas]}
+    attempt = solve(SUM_LIST, "planfirst", ReplayAgent(script), coq, Settings(elaborations=3))
+    assert attempt.solved and (attempt.calls, attempt.checks, attempt.solved_at) == (4, 3, 3)
+    kinds = [step.get("call") or step.get("check") or ("refuted" if "refuted" in step else "?") for step in attempt.trace]
+    assert kinds == ["plan", "elaborate", "tests", "refuted", "plan", "elaborate", "tests", "verify"]
+    assert attempt.trace[3]["refuted"].startswith("plan refuted by test(s) [1, 2, 3]: 3 test(s) fail")
+
+
+@pytest.mark.external("coqc")
 def test_one_run_at_b_max_gives_the_runs_at_smaller_budgets(coq):
     wrong = [Candidate("coq", STRUCTURAL, proof=WRONG_PROOF)] * 4
     script = {"joint": wrong[:3] + [Candidate("coq", STRUCTURAL, proof=INDUCTION)]}
