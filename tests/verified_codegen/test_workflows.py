@@ -242,3 +242,20 @@ def test_a_model_agent_s_tokens_are_charged_to_its_attempt_and_summed_for_the_lo
     numbers = summarise_local(attempts)
     assert numbers["local_prompt_tokens"] == 60 and numbers["local_solved"] == 0 and numbers["local_calls"] == 6
     assert summarise_local([]) == {"local_attempts": 0}
+
+
+@pytest.mark.slow  # two spawned workers import the package and check two Coq tasks: ~20 CPU-s
+@pytest.mark.external("coqc")
+def test_two_workers_give_the_same_attempts_as_one_in_the_tasks_order(tmp_path):
+    from proceedings.verified_codegen.checkers import get_checker
+    from proceedings.verified_codegen.experiment import CONFIGS, run_arms, run_sharded
+    from proceedings.verified_codegen.sketch import SketchAgent
+
+    tasks = load_tasks(ids=("sum_list", "count_pos"))
+    cfg = replace(CONFIGS["tiny"], workers=2)
+    sharded, counts = run_sharded(tasks, cfg, "sharded", tmp_path / "two.jsonl", None)
+    single = run_arms(tasks, SketchAgent(), {"coq": get_checker("coq")}, cfg.settings, "single", tmp_path / "one.jsonl")
+    numbers = ("task", "workflow", "solved", "solved_at", "checks", "calls", "recheck", "solution")
+    assert [[getattr(a, k) for k in numbers] for a in sharded] == [[getattr(a, k) for k in numbers] for a in single]
+    assert sorted(p.name for p in tmp_path.glob("two.*.jsonl")) == ["two.0.jsonl", "two.1.jsonl"]
+    assert counts["processes"] > 0
