@@ -151,8 +151,8 @@ def run_arms(tasks: list[Task], agent: Agent, checkers: dict[str, Checker], sett
 
 
 def run_sharded(tasks: list[Task], cfg: Config, desc: str, store: Path, deadline: float | None,
-                backends: tuple[str, ...] | None = None) -> tuple[list[Attempt], dict[str, int]]:
-    """`run_arms` with the sketch agent, the tasks dealt round-robin to `cfg.workers` spawned processes, each
+                backends: tuple[str, ...] | None = None, agent: str = "sketch") -> tuple[list[Attempt], dict[str, int]]:
+    """`run_arms` with the sketch (or `local`) agent, the tasks dealt round-robin to `cfg.workers` spawned processes, each
     with its own checkers (its own DafnyServer and test host), agent and store (`store` with `.<k>` before its
     suffix); a task's arms run back to back in one worker (one memo, the same load). The attempts come back
     in the tasks' order, with the workers' checker process and warm-request counts."""
@@ -160,7 +160,7 @@ def run_sharded(tasks: list[Task], cfg: Config, desc: str, store: Path, deadline
     from multiprocessing import get_context
 
     shards = [([t.folder for t in tasks[k::cfg.workers]], cfg, desc, store.with_suffix(f".{k}{store.suffix}"),
-               deadline, backends) for k in range(cfg.workers)]
+               deadline, backends, agent) for k in range(cfg.workers)]
     with ProcessPoolExecutor(cfg.workers, mp_context=get_context("spawn")) as pool:
         runs = list(pool.map(_run_shard, *zip(*shards)))
     order = {task.id: n for n, task in enumerate(tasks)}
@@ -171,7 +171,7 @@ def run_sharded(tasks: list[Task], cfg: Config, desc: str, store: Path, deadline
 
 
 def _run_shard(folders: list[Path], cfg: Config, desc: str, store: Path, deadline: float | None,
-               backends: tuple[str, ...] | None) -> dict:
+               backends: tuple[str, ...] | None, agent_name: str) -> dict:
     from proceedings.core.runtime import set_threads
     from proceedings.verified_codegen.ranker import make_ranker
     from proceedings.verified_codegen.sketch import SketchAgent
@@ -180,15 +180,17 @@ def _run_shard(folders: list[Path], cfg: Config, desc: str, store: Path, deadlin
     set_threads()
     tasks = [load_task(folder) for folder in folders]
     checkers = checkers_for(tasks, cfg.timeout_s, cfg.dafny_server, cfg.dafny_test_host)
-    agent = SketchAgent(ranker=make_ranker(cfg.ranker))
+    agent = SketchAgent(ranker=make_ranker(cfg.ranker)) if agent_name == "sketch" else local_agent(cfg)
+    settings = cfg.settings if agent_name == "sketch" else replace(cfg.settings, checks=cfg.local_budget)
     try:
-        attempts = run_arms(tasks, agent, checkers, cfg.settings, f"{desc} ({store.name})", store, deadline, backends)
+        attempts = run_arms(tasks, agent, checkers, settings, f"{desc} ({store.name})", store, deadline, backends)
     finally:
         for checker in checkers.values():  # a pool's worker exits without running atexit hooks
             checker.close()
+    ranker = getattr(agent, "ranker", None)
     return {"attempts": [asdict(a) for a in attempts], "processes": sum(c.processes for c in checkers.values()),
-            "server_requests": sum(c.server_requests for c in checkers.values()), "ranker_tokens": agent.ranker.tokens,
-            "ranker_s": agent.ranker.seconds}
+            "server_requests": sum(c.server_requests for c in checkers.values()),
+            "ranker_tokens": ranker.tokens if ranker else 0, "ranker_s": ranker.seconds if ranker else 0.0}
 
 
 def run_store(scale: str, arm: str, cfg: Config) -> Path:
@@ -340,10 +342,16 @@ def run_local(cfg: Config, checkers: dict[str, Checker], store: Path, deadline: 
     """The issue's `local` run: SmolLM2 in every workflow on a few tasks, at a small budget (plumbing: ~0)."""
     if not cfg.local_tasks:
         return []
+    if cfg.workers > 1:
+        return run_sharded(load_tasks(ids=cfg.local_tasks), cfg, "local SmolLM2", store, deadline, agent="local")[0]
+    return run_arms(load_tasks(ids=cfg.local_tasks), local_agent(cfg), checkers,
+                    replace(cfg.settings, checks=cfg.local_budget), "local SmolLM2", store, deadline)
+
+
+def local_agent(cfg: Config) -> Agent:
     from proceedings.verified_codegen.local_agent import LocalAgent
 
-    return run_arms(load_tasks(ids=cfg.local_tasks), LocalAgent(max_new_tokens=cfg.local_tokens), checkers,
-                    replace(cfg.settings, checks=cfg.local_budget), "local SmolLM2", store, deadline)
+    return LocalAgent(max_new_tokens=cfg.local_tokens)
 
 
 def summarise_local(attempts: list[Attempt]) -> dict:
