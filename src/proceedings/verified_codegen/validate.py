@@ -4,7 +4,7 @@ removed does not verify (the task is not trivially solved by code alone; for a r
 whose proof is the code region, the empty proof), and a commit0-mini implementation agrees with the
 library on every recorded input (differential.py). `validate_tasks` runs them all, a few fresh
 processes a task; `solution_problems` is CI's cheaper gate (round 13): verified and passing its tests,
-every Dafny solution in one batched process for each (batch.py), every Coq one in its own `coqc`."""
+Dafny through one warm test host and one batched test program (batch.py), Coq in its own `coqc`s."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from proceedings.verified_codegen.batch import test_many, verify_many
+from proceedings.verified_codegen.batch import test_many
 from proceedings.verified_codegen.candidates import Candidate, reference_candidate
 from proceedings.verified_codegen.checkers import get_checker
 from proceedings.verified_codegen.differential import agreement, recorded_tests
@@ -80,23 +80,21 @@ def validate_tasks(root: str | Path, report=lambda line: None) -> list[str]:
 
 def solution_problems(items: list[tuple[Task, str, dict[str, str]]], timeout_s: float = 600.0) -> list[str]:
     """Per (task, backend, solution): "" when it verifies and passes the task's tests, else what failed.
-    Dafny: all items in one verification run and one test run (batch.py); Coq: a fresh `coqc` per check."""
-    problems = [""] * len(items)
-    dafny = [n for n, (_, backend, _) in enumerate(items) if backend == "dafny"]
-    checker = get_checker("dafny", timeout_s=timeout_s)
-    if dafny:
-        batch = [(items[n][0], items[n][2]) for n in dafny]
-        runs = ((verify_many(checker, batch)[0], test_many(checker, batch)[0]) if checker.available
-                else ([checker.missing()] * len(batch),))
-        for found in runs:
-            for n, reason in zip(dafny, found):
-                problems[n] = "; ".join(p for p in (problems[n], reason) if p)
-    coq = get_checker("coq")
-    for n, (task, backend, solution) in enumerate(items):
+    Dafny: each verification a `dafny` request to one warm test host, all tests in one program (batch.py);
+    Coq: a fresh `coqc` per check."""
+    checkers = {"dafny": get_checker("dafny", timeout_s=timeout_s, host_verifies=True), "coq": get_checker("coq")}
+    problems = []
+    for task, backend, solution in items:
+        verdict = checkers[backend].verify(task, solution, fresh=backend == "coq")
+        problems.append("" if verdict.ok else f"{verdict.status}: {verdict.reason}")
         if backend == "coq":
-            verdict, tests = coq.verify(task, solution, fresh=True), coq.run_tests(task, solution)
-            problems[n] = "; ".join(p for p in (verdict.reason if not verdict.ok else "",
-                                                "" if tests.passed else tests.reason) if p)
+            tests = checkers["coq"].run_tests(task, solution)
+            problems[-1] = "; ".join(p for p in (problems[-1], "" if tests.passed else tests.reason) if p)
+    dafny = [n for n, (_, backend, _) in enumerate(items) if backend == "dafny"]
+    if dafny and checkers["dafny"].available:
+        for n, reason in zip(dafny, test_many(checkers["dafny"], [(items[n][0], items[n][2]) for n in dafny])[0]):
+            problems[n] = "; ".join(p for p in (problems[n], reason) if p)
+    checkers["dafny"].close()
     return problems
 
 
