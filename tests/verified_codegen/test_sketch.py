@@ -15,6 +15,8 @@ from proceedings.verified_codegen.workflows import solve
 FOLDS = load_tasks(ids=("sum_seq", "prod_seq", "alt_sum", "digits_value"))
 COMMIT0_TASKS = load_tasks(COMMIT0, ids=("sortedcontainers_count", "more_itertools_polynomial_eval", "rel_count_concat"))
 COQ_TASKS = load_tasks(ids=("sum_list", "count_pos")) + load_tasks(COMMIT0, ids=("toolz_count", "sortedcontainers_count"))
+SEARCHES = load_tasks(ids=("verina_is_prime", "verina_contains_consecutive_numbers", "verina_is_sorted"))
+MAPS = load_tasks(ids=("verina_element_wise_modulo", "verina_reverse"))
 
 
 def without_reference(task, backend="dafny"):
@@ -40,7 +42,8 @@ def proposals(task, backend="dafny", plan_revisions=2, joint=6):
     return agent.log
 
 
-@pytest.mark.parametrize("task,backend", [(t, "dafny") for t in FOLDS + COMMIT0_TASKS] + [(t, "coq") for t in COQ_TASKS],
+@pytest.mark.parametrize("task,backend", [(t, "dafny") for t in FOLDS + COMMIT0_TASKS + SEARCHES + MAPS] +
+                         [(t, "coq") for t in COQ_TASKS],
                          ids=lambda p: getattr(p, "id", p))
 def test_with_the_reference_deleted_the_sketch_log_is_identical(task, backend):
     assert reference_candidate(task, backend).code.strip()  # the shipped file does carry a reference
@@ -149,3 +152,23 @@ def test_a_relation_is_proved_by_induction_and_the_plan_inducts_where_the_spec_f
     pool = relation_pool(dafny_relation(bisect))
     assert "BisectCount(s[1..], k);" in pool[0].code and len(pool) == 4
     assert dafny_relation(load_tasks(COMMIT0, ids=("toolz_count",))[0]) is None  # an API task states no lemma
+
+
+def test_quantified_and_element_wise_specs_are_read_from_the_protected_text_and_the_plans_follow_rules_5_and_6():
+    from proceedings.verified_codegen.maps import dafny_map, map_plans, map_pool
+    from proceedings.verified_codegen.quantifiers import dafny_search, search_plans, search_pool
+
+    prime, consecutive, _ = SEARCHES
+    found = dafny_search(prime)
+    assert (found.quantifier, found.var, found.low, found.high, found.index) == ("forall", "k", "2", "n", "i")
+    assert (dafny_search(consecutive).quantifier, dafny_search(consecutive).high) == ("exists", "|a| - 1")
+    assert "if !(2 <= i < n ==> n % i != 0) {\n            return false;" in search_pool(found)[0].code
+    assert [p.approach for p in search_plans(found)] == ["search exit up", "search flag up"]
+    two_variables, conditional = load_tasks(ids=("verina_has_common_element", "verina_replace"))
+    assert dafny_search(two_variables) is None and dafny_map(conditional) is None
+    modulo = dafny_map(MAPS[0])
+    assert (modulo.source, modulo.element, modulo.index) == ("a", "a[i] % b[i]", "j")
+    assert "result := result + [a[j] % b[j]];" in map_pool(modulo)[0].code
+    assert [p.approach for p in map_plans(modulo)] == ["map append up", "map update up"]
+    for pool in (search_pool(found), map_pool(modulo)):
+        assert len(pool) == 12 and len({c.text() for c in pool}) == 12

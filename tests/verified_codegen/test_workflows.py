@@ -72,6 +72,23 @@ def test_planfirst_replans_once_when_a_planned_lemma_resists(coq):
 
 
 @pytest.mark.external("coqc")
+def test_planfirst_replans_once_when_its_scaffold_fails_a_recorded_test_before_any_lemma_is_discharged(coq):
+    """Refute-by-test: the first plan (accumulator + its lemma) is elaborated into code that fails a test; the
+    plan is refuted at once (no scaffold check, no discharge, no second elaboration) and the revised plan
+    verifies. Every file here was checked by the sequential test too: the session's memo answers them."""
+    ref = reference_candidate(SUM_LIST, "coq")
+    blank = replace(ref, lemmas=tuple(replace(l, proof="") for l in ref.lemmas))
+    script = {"plan": [Plan("accumulator", lemmas=blank.lemmas), Plan("structural recursion", revision=1)],
+              "elaborate": [replace(blank, code=BUGGY), Candidate("coq", STRUCTURAL, proof=INDUCTION)],
+              "discharge": [l.proof for l in ref.lemmas]}
+    attempt = solve(SUM_LIST, "planfirst", ReplayAgent(script), coq, Settings(elaborations=3))
+    assert attempt.solved and (attempt.calls, attempt.checks, attempt.solved_at) == (4, 3, 3)
+    kinds = [step.get("call") or step.get("check") or ("refuted" if "refuted" in step else "?") for step in attempt.trace]
+    assert kinds == ["plan", "elaborate", "tests", "refuted", "plan", "elaborate", "tests", "verify"]
+    assert attempt.trace[3]["refuted"].startswith("plan refuted by test(s) [1, 2, 3]: 3 test(s) fail")
+
+
+@pytest.mark.external("coqc")
 def test_one_run_at_b_max_gives_the_runs_at_smaller_budgets(coq):
     wrong = [Candidate("coq", STRUCTURAL, proof=WRONG_PROOF)] * 4
     script = {"joint": wrong[:3] + [Candidate("coq", STRUCTURAL, proof=INDUCTION)]}
@@ -225,3 +242,20 @@ def test_a_model_agent_s_tokens_are_charged_to_its_attempt_and_summed_for_the_lo
     numbers = summarise_local(attempts)
     assert numbers["local_prompt_tokens"] == 60 and numbers["local_solved"] == 0 and numbers["local_calls"] == 6
     assert summarise_local([]) == {"local_attempts": 0}
+
+
+@pytest.mark.slow  # two spawned workers import the package and check two Coq tasks: ~20 CPU-s
+@pytest.mark.external("coqc")
+def test_two_workers_give_the_same_attempts_as_one_in_the_tasks_order(tmp_path):
+    from proceedings.verified_codegen.checkers import get_checker
+    from proceedings.verified_codegen.experiment import CONFIGS, run_arms, run_sharded
+    from proceedings.verified_codegen.sketch import SketchAgent
+
+    tasks = load_tasks(ids=("sum_list", "count_pos"))
+    cfg = replace(CONFIGS["tiny"], workers=2)
+    sharded, counts = run_sharded(tasks, cfg, "sharded", tmp_path / "two.jsonl", None)
+    single = run_arms(tasks, SketchAgent(), {"coq": get_checker("coq")}, cfg.settings, "single", tmp_path / "one.jsonl")
+    numbers = ("task", "workflow", "solved", "solved_at", "checks", "calls", "recheck", "solution")
+    assert [[getattr(a, k) for k in numbers] for a in sharded] == [[getattr(a, k) for k in numbers] for a in single]
+    assert sorted(p.name for p in tmp_path.glob("two.*.jsonl")) == ["two.0.jsonl", "two.1.jsonl"]
+    assert counts["processes"] > 0

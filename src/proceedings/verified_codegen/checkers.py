@@ -340,9 +340,11 @@ class DafnyChecker(Checker):
     ARGS = ["/compile:0", "/noCheating:1", "/timeLimit:30"]
 
     def __init__(self, timeout_s: float = 60.0, executable: str | None = None, server: bool = False,
-                 test_host: bool = False):
+                 test_host: bool = False, host_verifies: bool = False):
         super().__init__(timeout_s, executable)
         self.server = self.test_host = None
+        self.host_verifies = host_verifies  # non-fresh verifications through the test host: `dafny` itself, warm
+        test_host = test_host or host_verifies
         if self.available and (server or test_host):
             from proceedings.verified_codegen.dafny_server import (DafnyServer, DafnyTestHost, server_command,
                                                                    test_host_command)
@@ -362,12 +364,13 @@ class DafnyChecker(Checker):
     def verify_argv(self, path: Path) -> list[str]:
         return [self.path, *self.ARGS, path.name]
 
-    def run_test_program(self, path: Path) -> Run:
-        """The test file compiled and run, in a fresh process in its temp dir (a backend may serve it otherwise)."""
-        self.processes += 1
-        return run_process(self.test_argv(path), path.parent, self.timeout_s)
-
     def run_verifier(self, task: Task, text: str, fresh: bool) -> Run:
+        if self.host_verifies and self.test_host is not None and not fresh:  # the CLI's output, judged as a fresh run's
+            with tempfile.TemporaryDirectory(prefix="vcg-dafny-") as tmp:
+                path = Path(tmp) / f"{self.module_name(task)}.dfy"
+                path.write_text(text)
+                run = self.run_test_program(path, self.ARGS)
+            return replace(run, via_server=False)
         if self.server is None or fresh:
             return super().run_verifier(task, text, fresh)
         self.server_requests += 1
@@ -411,11 +414,11 @@ class DafnyChecker(Checker):
     def test_argv(self, path: Path) -> list[str]:
         return [self.path, *self.TEST_ARGS, path.name]
 
-    def run_test_program(self, path: Path) -> Run:
+    def run_test_program(self, path: Path, args: list[str] | None = None) -> Run:
         if self.test_host is None:
             return super().run_test_program(path)
         self.server_requests += 1
-        answer = self.test_host.run(path, self.TEST_ARGS, self.timeout_s)
+        answer = self.test_host.run(path, args or self.TEST_ARGS, self.timeout_s)
         if answer is None:
             return Run(None, "", self.timeout_s, via_server=True)
         return Run(answer.returncode, answer.output, answer.seconds, via_server=True, cpu_s=answer.cpu_s)

@@ -61,6 +61,7 @@ class Config:
     local_tasks: tuple[str, ...] = ()  # the `local` agent (SmolLM2-135M, greedy) on these: plumbing, expected ~0
     local_budget: int = 2  # its B (checker invocations), and the tokens it may write per request
     local_tokens: int = 256
+    workers: int = 1  # the sketch and commit0-mini stages' tasks dealt to this many processes (issue: "2 checker workers")
     settings: Settings = field(default_factory=Settings)
 
 
@@ -91,7 +92,7 @@ CONFIGS = {
     # size prior: SmolLM2-135M scoring measured ~3.5 CPU-s a candidate on one thread (72 candidates of one
     # task in ~4 min), so 12 x 72 would take ~50 CPU-min, past the small budget; `paper` keeps it
     "small": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS + VERINA_PORTS, ALL_COMMIT0,
-                    local_tasks=("sum_seq", "prod_seq", "sum_list", "count_pos")),
+                    local_tasks=("sum_seq", "prod_seq", "sum_list", "count_pos"), workers=2),
     "paper": Config(("sum_seq", "prod_seq", "sum_list", "count_pos"), ALL_FOLDS + VERINA_PORTS, ALL_COMMIT0,
                     ranker="smollm2", needs_lean=True),
 }
@@ -147,6 +148,49 @@ def run_arms(tasks: list[Task], agent: Agent, checkers: dict[str, Checker], sett
                 out.write(json.dumps(asdict(attempt)) + "\n")
         attempts.append(attempt)
     return attempts
+
+
+def run_sharded(tasks: list[Task], cfg: Config, desc: str, store: Path, deadline: float | None,
+                backends: tuple[str, ...] | None = None, agent: str = "sketch") -> tuple[list[Attempt], dict[str, int]]:
+    """`run_arms` with the sketch (or `local`) agent, the tasks dealt round-robin to `cfg.workers` spawned processes, each
+    with its own checkers (its own DafnyServer and test host), agent and store (`store` with `.<k>` before its
+    suffix); a task's arms run back to back in one worker (one memo, the same load). The attempts come back
+    in the tasks' order, with the workers' checker process and warm-request counts."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    shards = [([t.folder for t in tasks[k::cfg.workers]], cfg, desc, store.with_suffix(f".{k}{store.suffix}"),
+               deadline, backends, agent) for k in range(cfg.workers)]
+    with ProcessPoolExecutor(cfg.workers, mp_context=get_context("spawn")) as pool:
+        runs = list(pool.map(_run_shard, *zip(*shards)))
+    order = {task.id: n for n, task in enumerate(tasks)}
+    attempts = sorted((Attempt(**row) for run in runs for row in run["attempts"]),
+                      key=lambda a: (order[a.task], a.backend, WORKFLOWS.index(a.workflow)))
+    counts = {key: sum(run[key] for run in runs) for key in ("processes", "server_requests", "ranker_tokens", "ranker_s")}
+    return attempts, counts
+
+
+def _run_shard(folders: list[Path], cfg: Config, desc: str, store: Path, deadline: float | None,
+               backends: tuple[str, ...] | None, agent_name: str) -> dict:
+    from proceedings.core.runtime import set_threads
+    from proceedings.verified_codegen.ranker import make_ranker
+    from proceedings.verified_codegen.sketch import SketchAgent
+    from proceedings.verified_codegen.tasks import load_task
+
+    set_threads()
+    tasks = [load_task(folder) for folder in folders]
+    checkers = checkers_for(tasks, cfg.timeout_s, cfg.dafny_server, cfg.dafny_test_host)
+    agent = SketchAgent(ranker=make_ranker(cfg.ranker)) if agent_name == "sketch" else local_agent(cfg)
+    settings = cfg.settings if agent_name == "sketch" else replace(cfg.settings, checks=cfg.local_budget)
+    try:
+        attempts = run_arms(tasks, agent, checkers, settings, f"{desc} ({store.name})", store, deadline, backends)
+    finally:
+        for checker in checkers.values():  # a pool's worker exits without running atexit hooks
+            checker.close()
+    ranker = getattr(agent, "ranker", None)
+    return {"attempts": [asdict(a) for a in attempts], "processes": sum(c.processes for c in checkers.values()),
+            "server_requests": sum(c.server_requests for c in checkers.values()),
+            "ranker_tokens": ranker.tokens if ranker else 0, "ranker_s": ranker.seconds if ranker else 0.0}
 
 
 def run_store(scale: str, arm: str, cfg: Config) -> Path:
@@ -243,11 +287,20 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                       run_store(scale, "oracle", cfg), deadline)
     ranker = make_ranker(cfg.ranker)
     agent = SketchAgent(ranker=ranker)
-    sketch = run_arms(sketch_tasks, agent, checkers, cfg.settings, f"sketch {scale}", run_store(scale, "sketch", cfg),
-                      deadline)
+    started = time.perf_counter()
     # commit0-mini on Dafny: the differential check against the library compiles Dafny implementations
-    commit0 = run_arms(commit0_tasks, agent, checkers, cfg.settings, f"commit0-mini {scale}",
-                       run_store(scale, "commit0", cfg), deadline, backends=("dafny",))
+    if cfg.workers > 1:
+        sketch, counts = run_sharded(sketch_tasks, cfg, f"sketch {scale}", run_store(scale, "sketch", cfg), deadline)
+        commit0, more = run_sharded(commit0_tasks, cfg, f"commit0-mini {scale}", run_store(scale, "commit0", cfg),
+                                    deadline, backends=("dafny",))
+        counts = {key: counts[key] + more[key] for key in counts}
+    else:
+        sketch = run_arms(sketch_tasks, agent, checkers, cfg.settings, f"sketch {scale}",
+                          run_store(scale, "sketch", cfg), deadline)
+        commit0 = run_arms(commit0_tasks, agent, checkers, cfg.settings, f"commit0-mini {scale}",
+                           run_store(scale, "commit0", cfg), deadline, backends=("dafny",))
+        counts = {"processes": 0, "server_requests": 0, "ranker_tokens": 0, "ranker_s": 0.0}
+    arms_wall_s = time.perf_counter() - started
     agreements = differential(commit0_tasks, commit0, checkers)
     local = run_local(cfg, checkers, run_store(scale, "local", cfg), deadline)
     metrics, baseline = summarise(oracle_tasks, oracle, sketch, cfg, seed)
@@ -256,9 +309,10 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     baseline.update(commit0_baseline)
     metrics["recheck_disagreements"] += sum(a.claimed and not a.solved for a in commit0 + local)
     metrics.update(summarise_local(local))
-    metrics["ranker_tokens"], metrics["ranker_s"] = ranker.tokens, round(ranker.seconds, 2)
-    metrics["checker_processes"] = sum(c.processes for c in checkers.values())
-    metrics["checker_server_requests"] = sum(c.server_requests for c in checkers.values())
+    metrics["ranker_tokens"], metrics["ranker_s"] = ranker.tokens + counts["ranker_tokens"], round(ranker.seconds + counts["ranker_s"], 2)
+    metrics["checker_processes"] = sum(c.processes for c in checkers.values()) + counts["processes"]
+    metrics["checker_server_requests"] = sum(c.server_requests for c in checkers.values()) + counts["server_requests"]
+    metrics["workers"], metrics["sketch_and_commit0_wall_s"] = cfg.workers, round(arms_wall_s, 1)
     folder = artifact_dir("verified_codegen", scale)
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "attempts.jsonl", "w") as out:
@@ -288,10 +342,16 @@ def run_local(cfg: Config, checkers: dict[str, Checker], store: Path, deadline: 
     """The issue's `local` run: SmolLM2 in every workflow on a few tasks, at a small budget (plumbing: ~0)."""
     if not cfg.local_tasks:
         return []
+    if cfg.workers > 1:
+        return run_sharded(load_tasks(ids=cfg.local_tasks), cfg, "local SmolLM2", store, deadline, agent="local")[0]
+    return run_arms(load_tasks(ids=cfg.local_tasks), local_agent(cfg), checkers,
+                    replace(cfg.settings, checks=cfg.local_budget), "local SmolLM2", store, deadline)
+
+
+def local_agent(cfg: Config) -> Agent:
     from proceedings.verified_codegen.local_agent import LocalAgent
 
-    return run_arms(load_tasks(ids=cfg.local_tasks), LocalAgent(max_new_tokens=cfg.local_tokens), checkers,
-                    replace(cfg.settings, checks=cfg.local_budget), "local SmolLM2", store, deadline)
+    return LocalAgent(max_new_tokens=cfg.local_tokens)
 
 
 def summarise_local(attempts: list[Attempt]) -> dict:

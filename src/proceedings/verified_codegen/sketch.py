@@ -16,6 +16,9 @@ candidates its rules allow (below) and discharges lemmas with the ranked lemma p
 For a relation task (commit0-mini: the spec states a lemma, the code region is its proof;
 relations.py) the pool is the induction idiom: for each sequence parameter, peel the front or the
 back, with or without the slicing fact of the peeled sequence, and the lemma called on the shorter one.
+Round 13: a bool spec `result <==> (forall|exists V :: range ...)` gets the early-exit and flag
+sketches of quantifiers.py, an element-wise `forall V :: result[V] == E(V)` spec those of maps.py
+(each module documents its PlanFirst rule: (5) and (6)).
 
 PlanFirst's rules (spec §2.2 P.1, documented and generic, derived from the spec, never from a
 solution): (1) iterate from the end the spec does not peel, so one unfolding of the spec preserves
@@ -33,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.verified_codegen import coq_sketch
+from proceedings.verified_codegen import coq_sketch, maps, quantifiers
 from proceedings.verified_codegen.agents import Agent, Plan
 from proceedings.verified_codegen.candidates import Candidate, Lemma
 from proceedings.verified_codegen.folds import Fold, coq_fold, dafny_fold
@@ -164,9 +167,25 @@ def relation_plans(relation: RelationSpec) -> list[Plan]:
                  revision=revision) for revision, (seq, direction) in enumerate(order)]
 
 
+def dafny_sketches(task: Task) -> tuple[list[Candidate], list[Plan]]:
+    """(pool, plans) of the first family whose reader accepts the task's spec; ([], []) when none does."""
+    readers = ((dafny_fold, dafny_pool, dafny_plans), (dafny_relation, relation_pool, relation_plans),
+               (quantifiers.dafny_search, quantifiers.search_pool, quantifiers.search_plans),
+               (maps.dafny_map, maps.map_pool, maps.map_plans))
+    for read, pool, plans in readers:
+        spec = read(task)
+        if spec is not None:
+            return pool(spec), plans(spec)
+    return [], []
+
+
 def _allowed(plan: Plan, candidate: Candidate) -> bool:
     if candidate.backend == "coq":
         return coq_sketch.allowed(plan, candidate)
+    if candidate.features.get("family") in ("search", "map"):  # rules (5) and (6): "FAMILY FORM SHAPE", spec invariant
+        _, form, shape = plan.approach.split()
+        features = candidate.features
+        return (features["form"], features["shape"], features["invariant"]) == (form, shape, "spec")
     if "induct" in candidate.features:
         _, seq, direction = plan.approach.split()
         return candidate.features["induct"] == seq and candidate.features["direction"] == direction
@@ -206,8 +225,7 @@ class SketchAgent(Agent):
                 fold = coq_fold(task)  # a spec no sketch covers: an empty pool
                 pool = coq_sketch.coq_pool(fold) if fold else []
             elif backend == "dafny":
-                fold, relation = dafny_fold(task), dafny_relation(task)
-                pool = dafny_pool(fold) if fold else relation_pool(relation) if relation else []
+                pool = dafny_sketches(task)[0]
             else:
                 raise ProceedingsError(f"the sketch agent has no {backend} sketches (task '{task.id}')")
             self._pools[key] = self.ranker.rank(task, pool) if pool else []
@@ -239,8 +257,7 @@ class SketchAgent(Agent):
         if backend == "coq":
             fold = coq_fold(task)
             return self._next("plan", coq_sketch.coq_plans(fold) if fold else [])
-        fold, relation = dafny_fold(task), dafny_relation(task)
-        return self._next("plan", dafny_plans(fold) if fold else relation_plans(relation) if relation else [])
+        return self._next("plan", dafny_sketches(task)[1])
 
     def elaborate(self, task, backend, plan, feedback):
         allowed, scaffolds = [], set()

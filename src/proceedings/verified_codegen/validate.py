@@ -2,7 +2,9 @@
 every reference verifies in a fresh process and passes its tests, the reference code with its proof
 removed does not verify (the task is not trivially solved by code alone; for a relation, a lemma
 whose proof is the code region, the empty proof), and a commit0-mini implementation agrees with the
-library on every recorded input (differential.py)."""
+library on every recorded input (differential.py). `validate_tasks` runs them all, a few fresh
+processes a task; `solution_problems` is CI's cheaper gate (round 13): verified and passing its tests,
+Dafny through one warm test host and one batched test program (batch.py), Coq in its own `coqc`s."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from proceedings.verified_codegen.batch import test_many
 from proceedings.verified_codegen.candidates import Candidate, reference_candidate
 from proceedings.verified_codegen.checkers import get_checker
 from proceedings.verified_codegen.differential import agreement, recorded_tests
@@ -73,3 +76,31 @@ def validate_tasks(root: str | Path, report=lambda line: None) -> list[str]:
             if bare.ok:
                 problems.append(f"{task.id} [{backend}]: verifies without any proof (trivial task)")
     return problems
+
+
+def solution_problems(items: list[tuple[Task, str, dict[str, str]]], timeout_s: float = 600.0) -> list[str]:
+    """Per (task, backend, solution): "" when it verifies and passes the task's tests, else what failed.
+    Dafny: each verification a `dafny` request to one warm test host (a proof that times out there is
+    checked again in a fresh process: `verina_rotate` timed out at 30 s in the host, round 13, and verifies
+    fresh in ~6 CPU-s), all tests in one program (batch.py); Coq: a fresh `coqc` per check."""
+    checkers = {"dafny": get_checker("dafny", timeout_s=timeout_s, host_verifies=True), "coq": get_checker("coq")}
+    problems = []
+    for task, backend, solution in items:
+        verdict = checkers[backend].verify(task, solution, fresh=backend == "coq")
+        if "timed out" in verdict.reason:  # near Dafny's wall-clock limit: a fresh process has the last word
+            verdict = checkers[backend].verify(task, solution, fresh=True)
+        problems.append("" if verdict.ok else f"{verdict.status}: {verdict.reason}")
+        if backend == "coq":
+            tests = checkers["coq"].run_tests(task, solution)
+            problems[-1] = "; ".join(p for p in (problems[-1], "" if tests.passed else tests.reason) if p)
+    dafny = [n for n, (_, backend, _) in enumerate(items) if backend == "dafny"]
+    if dafny and checkers["dafny"].available:
+        for n, reason in zip(dafny, test_many(checkers["dafny"], [(items[n][0], items[n][2]) for n in dafny])[0]):
+            problems[n] = "; ".join(p for p in (problems[n], reason) if p)
+    checkers["dafny"].close()
+    return problems
+
+
+def references(tasks: list[Task]) -> list[tuple[Task, str, dict[str, str]]]:
+    """Every shipped reference solution, one item per task and backend."""
+    return [(task, backend, reference_candidate(task, backend).regions()) for task in tasks for backend in task.backends]

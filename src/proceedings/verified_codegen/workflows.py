@@ -4,8 +4,11 @@
 - S, sequential (the de-facto workflow): code first, chosen by the task's tests; then proofs for the
   frozen code; the code changes only after `m` failed proofs.
 - P, PlanFirst: a program-and-proof plan from the spec; the plan's code and proof scaffold (every
-  planned lemma a hole) is tested and checked modulo the holes; the lemmas are discharged one by one,
-  in order; a lemma that resists `k` attempts sends a failure summary back to the plan (<= R replans).
+  planned lemma a hole) is tested, then checked modulo the holes; the lemmas are discharged one by one,
+  in order. Refute-by-test: a scaffold that fails a recorded test refutes its plan, which goes back to
+  the planner with the failing tests before any scaffold check or lemma discharge is spent on it; a
+  scaffold the checker refuses goes back to elaboration; a lemma that resists `k` attempts also sends a
+  failure summary back to the plan (<= R replans in all).
 
 The budget is checker invocations: verification, scaffold and test runs all count (`Ledger`). A
 workflow's choices never depend on the budget, so one run at B_max gives the solve rate at every
@@ -38,7 +41,7 @@ class Settings:
     calls: int = 64  # safety cap on model calls per task
     proof_rounds: int = 3  # S: failed proofs before the code may change (m)
     lemma_attempts: int = 3  # P: attempts per lemma before replanning (k)
-    elaborations: int = 3  # P: elaborations under one plan before replanning
+    elaborations: int = 3  # P: elaborations under one plan (after refused scaffolds) before replanning
     replans: int = 2  # P: R
 
 
@@ -166,7 +169,8 @@ def sequential(agent: Agent, ledger: Ledger, settings: Settings) -> Candidate | 
 
 
 def planfirst(agent: Agent, ledger: Ledger, settings: Settings) -> Candidate | None:
-    """P: plan, elaborate (tests + scaffold modulo lemma holes), discharge lemma by lemma, replan."""
+    """P: plan, elaborate (tests, then scaffold modulo lemma holes), discharge lemma by lemma; a failed test
+    refutes the plan (replan at once), as does a lemma that resists k attempts."""
     feedback = ""
     for _ in range(1 + settings.replans):
         plan = ledger.call("plan", agent.plan, feedback)
@@ -179,8 +183,9 @@ def planfirst(agent: Agent, ledger: Ledger, settings: Settings) -> Candidate | N
                 break
             outcome = ledger.test(scaffold)
             if not outcome.passed:
-                elaborate_feedback = f"tests fail: {outcome.reason}"
-                continue
+                feedback = f"plan refuted by test(s) {outcome.failing}: {outcome.reason}"
+                ledger.attempt.trace.append({"refuted": feedback[:300]})
+                break
             holes = tuple(lemma.name for lemma in scaffold.lemmas)
             verdict = ledger.verify(scaffold, holes)
             if verdict.ok:
