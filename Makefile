@@ -79,8 +79,10 @@ demo: setup
 # Two pytest workers (pytest-xdist), one per core; a test file stays on one worker so its module
 # fixtures are built once. TEST_WORKERS=0 runs in-process.
 TEST_WORKERS ?= 2
+# The fast suite, then the slow gate that every shipped verified_codegen reference verifies (issue 24; ~150 s).
 test: setup
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile || [ $$? -eq 5 ]
+	$(PY) -m pytest -q -m slow tests/verified_codegen/test_references.py
 
 test-all: setup
 	$(PY) -m pytest -q -m '' -n $(TEST_WORKERS) --dist loadfile
