@@ -183,3 +183,15 @@ def test_the_layered_generator_starts_near_a_copy_and_its_shift_head_moves_layer
         moved = model(history, values, mask)
     assert (start - history[:, -1:]).abs().mean() < 0.02
     assert (moved - history[:, -1:]).abs().mean() > 2 * (start - history[:, -1:]).abs().mean()
+
+
+def test_the_generator_options_of_a_preset_reach_every_arm(data):
+    from dataclasses import replace
+
+    from proceedings.oopsworld.experiment import CONFIGS, train_arms
+
+    micro = replace(CONFIGS["tiny"], channels=(8, 16, 16), steps=2, batch=2, palette=True, layers=2)
+    arms, _ = train_arms(micro, data, {})
+    assert {name: (m.config.palette, m.config.layers) for name, m in arms.items()} == {
+        "teacher": (True, 2), "b2": (True, 2), "oopsworld": (True, 2)}
+    assert all(hasattr(m, "shift_head") and not hasattr(m, "flow_head") for m in arms.values())
