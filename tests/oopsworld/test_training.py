@@ -190,8 +190,25 @@ def test_the_generator_options_of_a_preset_reach_every_arm(data):
 
     from proceedings.oopsworld.experiment import CONFIGS, train_arms
 
-    micro = replace(CONFIGS["tiny"], channels=(8, 16, 16), steps=2, batch=2, palette=True, layers=2)
+    micro = replace(CONFIGS["tiny"], channels=(8, 16, 16), steps=2, batch=2, palette=True, layers=2, ramp=True)
     arms, _ = train_arms(micro, data, {})
-    assert {name: (m.config.palette, m.config.layers) for name, m in arms.items()} == {
-        "teacher": (True, 2), "b2": (True, 2), "oopsworld": (True, 2)}
+    assert {name: (m.config.palette, m.config.layers, m.config.ramp) for name, m in arms.items()} == {
+        "teacher": (True, 2, True), "b2": (True, 2, True), "oopsworld": (True, 2, True)}
     assert all(hasattr(m, "shift_head") and not hasattr(m, "flow_head") for m in arms.values())
+
+
+def test_with_a_ramp_the_frames_between_fade_in_the_end_states_one_redraw(data):
+    torch.manual_seed(0)
+    model = ChunkGenerator(GeneratorConfig(channels=(8, 16, 16), token_dim=16, ramp=True, warp=False)).eval()
+    history, _ = data.chunk(np.array([0]))
+    values, mask = data.tokens("implicit", np.array([0]))
+    with torch.no_grad():
+        model.end_head.weight.zero_()
+        model.end_head.bias.copy_(torch.tensor([0.0, 0.0, 0.0, 100.0]))  # end state: mid-grey everywhere
+        model.tone_head.bias.zero_()
+        model.ramp_head.bias.copy_(torch.logit(torch.tensor([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])))
+        out = model(history, values, mask)
+    last = history[:, -1]
+    for f, share in enumerate([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 1.0]):
+        assert torch.allclose(out[:, f], last + share * (0.5 - last), atol=1e-5)
+    assert not hasattr(model, "between")

@@ -116,6 +116,8 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
                                        "(default: the preset's)."),
           layers: int = typer.Option(None, help="J object layers moved rigidly instead of the 8x8 flow (0: the flow; "
                                      "default: the preset's)."),
+          ramp: bool = typer.Option(None, "--ramp/--free-between", help="In-between frames fade in the end "
+                                    "state's redraw (default: the preset's)."),
           seed: int = typer.Option(0)) -> None:
     """Train the teacher (= B1), B2 and OopsWorld of a preset; rerun the same command to resume."""
     from proceedings.core.runtime import set_threads
@@ -123,7 +125,7 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
     from proceedings.oopsworld.rollout import save_model
 
     set_threads()
-    generator = {k: v for k, v in (("palette", palette), ("layers", layers)) if v is not None}
+    generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp)) if v is not None}
     config = _config(scale, seed, steps, operators, **generator)
     timings: dict = {}
     arms, losses = train_arms(config, training_data(config), timings, checkpoints=out)

@@ -10,7 +10,9 @@ The same network is the teacher (scene tokens), B1, B2 and OopsWorld (operation 
 Two options make *what* an operation does cheap to learn (round 13; every arm shares them): `palette`
 paints the redrawn region from the world's colour vocabulary (a softmax per pixel, times a per-frame
 tint) instead of free RGB, and `layers` moves the last frame's content as J object layers and a
-background, each by its own per-frame displacement, instead of a dense 8x8 flow.
+background, each by its own per-frame displacement, instead of a dense 8x8 flow. `ramp` gives the
+in-between frames no redraw of their own: they fade in the end state's (round 13: their K-1 free
+paints flickered, so every generated chunk was judged dynamic).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class GeneratorConfig:
     masked: bool = True  # masked redraw: repaint only where a predicted mask opens, keep the rest (else a free residual)
     palette: bool = False  # the redraw's colour is a softmax over PALETTE (times a per-frame tint), not free RGB
     layers: int = 0  # J > 0: the warp moves J object layers + the background rigidly instead of the 8x8 flow
+    ramp: bool = False  # in-between frames fade in the end state's one redraw (a per-frame ramp), no K-1 own paints
 
 
 MASK_BIAS = -3.0  # initial mask logit: sigmoid(-3) = 0.05
@@ -120,12 +123,21 @@ class ChunkGenerator(nn.Module):
         colours = len(PALETTE) if config.palette else 3
         paint = colours + 1 if config.masked else 3  # colour (+ mask logit) per frame
         self.end_head = nn.Conv2d(c1, paint, 3, padding=1)
-        self.between = nn.Sequential(ResBlock(c1 + 6, c1), nn.Conv2d(c1, paint * (config.frames - 1), 3, padding=1))
+        if config.ramp and not config.masked:
+            raise ValueError("ramp fades in the masked redraw; use masked=True with ramp=True")
+        if config.ramp:  # per-frame share of the end state's redraw, starting at the world's eased profile
+            self.ramp_head = nn.Linear(c3, config.frames - 1)
+            phase = torch.arange(1, config.frames) / config.frames
+            nn.init.zeros_(self.ramp_head.weight)
+            with torch.no_grad():
+                self.ramp_head.bias.copy_(torch.logit(phase * phase * (3 - 2 * phase)))
+        else:
+            self.between = nn.Sequential(ResBlock(c1 + 6, c1), nn.Conv2d(c1, paint * (config.frames - 1), 3, padding=1))
         if config.masked:
             self.tone_head = nn.Linear(c3, 3 * config.frames)  # per-frame log-gain per channel (global tints)
             nn.init.zeros_(self.tone_head.weight)
             nn.init.zeros_(self.tone_head.bias)
-            for head in (self.end_head, self.between[-1]):  # the mask starts nearly closed: copy first
+            for head in (self.end_head, *(() if config.ramp else (self.between[-1],))):  # mask nearly closed: copy
                 nn.init.constant_(head.bias.view(-1, paint)[:, -1], MASK_BIAS)
         if config.palette:  # per-frame tint of the palette per channel (time of day), log-gain 0 at start
             self.tint_head = nn.Linear(c3, 3 * config.frames)
@@ -163,18 +175,24 @@ class ChunkGenerator(nn.Module):
         if self.config.masked:
             base = base * torch.exp(self.tone_head(pooled)).reshape(b, k, 3, 1, 1)
         tint = (torch.exp(self.tint_head(pooled)) if self.config.palette else torch.ones(b, 3 * k)).reshape(b, k, 3, 1, 1)
-        end = self._paint(base[:, -1:], self.end_head(y1).reshape(b, 1, -1, h, w), tint[:, -1:])[:, 0]
-        between = self._paint(base[:, :-1], self.between(torch.cat([y1, end, last], 1)).reshape(b, k - 1, -1, h, w),
-                              tint[:, :-1])  # the end state first, then the frames between
+        end_paint = self.end_head(y1).reshape(b, 1, -1, h, w)
+        end = self._paint(base[:, -1:], end_paint, tint[:, -1:])[:, 0]  # the end state first, then the frames between
+        if self.config.ramp:
+            share = torch.sigmoid(self.ramp_head(pooled)).reshape(b, k - 1, 1, 1, 1)
+            between = self._paint(base[:, :-1], end_paint.expand(-1, k - 1, -1, -1, -1), tint[:, :-1], share)
+        else:
+            between = self._paint(base[:, :-1], self.between(torch.cat([y1, end, last], 1)).reshape(b, k - 1, -1, h, w),
+                                  tint[:, :-1])
         return torch.cat([between, end[:, None]], 1)  # (B, K, 3, H, W)
 
-    def _paint(self, base: torch.Tensor, paint: torch.Tensor, tint: torch.Tensor) -> torch.Tensor:
-        """Masked redraw (B, F, 3, H, W): base + sigmoid(mask) * (colour - base), so what the mask leaves closed is
-        kept exactly; the colour is sigmoid RGB, or with a palette tint * softmax(logits) @ PALETTE; without
-        masks, a free residual on the base."""
+    def _paint(self, base: torch.Tensor, paint: torch.Tensor, tint: torch.Tensor, share: torch.Tensor | float = 1.0
+               ) -> torch.Tensor:
+        """Masked redraw (B, F, 3, H, W): base + share * sigmoid(mask) * (colour - base), so what the mask leaves
+        closed is kept exactly; the colour is sigmoid RGB, or with a palette tint * softmax(logits) @ PALETTE;
+        without masks, a free residual on the base."""
         if not self.config.masked:
             return base + paint
-        mask = torch.sigmoid(paint[:, :, -1:])
+        mask = share * torch.sigmoid(paint[:, :, -1:])
         if not self.config.palette:
             colour = torch.sigmoid(paint[:, :, :3])
         else:  # (B, F, P, H, W) weights x (P, 3) colours -> (B, F, 3, H, W)
