@@ -201,12 +201,15 @@ class ChunkGenerator(nn.Module):
 
     def _layered(self, last: torch.Tensor, features: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
         """`last` moved as J object layers + the background: a softmax assigns each pixel of the last frame to a
-        layer, and each layer gets a per-frame displacement from its pooled features (see `move_layers`)."""
+        layer, and each layer gets a per-frame displacement from its pooled features (see `move_layers`). Only
+        what moving changes is added to `last`, so unmoved layers keep the frame exactly, however soft the
+        assignment (a soft split alone would fade every object towards its background fill)."""
         b, j, k = last.shape[0], self.config.layers + 1, self.config.frames
         assign = torch.softmax(self.layer_head(features), 1)  # (B, J+1, H, W)
         per_layer = torch.einsum("bjhw,bchw->bjc", assign, features) / (assign.sum((2, 3))[..., None] + 1e-3)
         shift = self.shift_head(torch.cat([per_layer, pooled[:, None].expand(-1, j, -1)], 2))  # (B, J+1, 2K)
-        return move_layers(last, assign, shift.reshape(b, j, k, 2).transpose(1, 2))
+        moved = move_layers(last, assign, shift.reshape(b, j, k, 2).transpose(1, 2))
+        return last[:, None] + moved - move_layers(last, assign, torch.zeros(b, 1, j, 2))
 
     def _warped(self, last: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
         """`last` (B, 3, H, W) backward-warped by K predicted flows: (B, K, 3, H, W). Moving content (pans,
