@@ -6,7 +6,8 @@ import random
 
 from proceedings.core.models import minilm_dir
 from proceedings.oopsworld.data import explicit_prompt, sample_scene
-from proceedings.oopsworld.encoders import TEXT_TOKENS, MiniLMTokens
+from proceedings.oopsworld.encoders import TEXT_TOKENS, MiniLMTokens, op_words, structured_bank
+from proceedings.oopsworld.taxonomy import Program
 
 
 def test_every_sampled_scene_prompt_fits_the_token_limit():
@@ -28,3 +29,15 @@ def test_the_prompt_cache_is_keyed_by_the_token_limit(monkeypatch):
     now = encoder._cached("a meadow at night")
     monkeypatch.setattr(encoders, "TEXT_TOKENS", 32)
     assert encoder._cached("a meadow at night") != now
+
+
+def test_structured_op_tokens_tell_the_targets_colour_from_the_new_one():
+    scene = sample_scene(random.Random(0), max_objects=1, min_objects=1)
+    oid = scene["local"][0]["id"]
+    green = {**scene, "local": [{**scene["local"][0], "color": "green"}]}
+    yellow = {**scene, "local": [{**scene["local"][0], "color": "yellow"}]}
+    to_yellow = op_words(Program.parse({"ops": [{"op": "recolor", "target": oid, "args": {"color": "yellow"}}]}), green)
+    to_green = op_words(Program.parse({"ops": [{"op": "recolor", "target": oid, "args": {"color": "green"}}]}), yellow)
+    a, b = structured_bank([to_yellow]).values[0], structured_bank([to_green]).values[0]
+    assert sorted(a[0].tolist()) != sorted(b[0].tolist())  # a bag: only the set of words counts
+    assert "new_color:yellow" in to_yellow[0] and "color:green" in to_yellow[0]

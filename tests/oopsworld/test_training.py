@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from proceedings.oopsworld.data import sample_episode
-from proceedings.oopsworld.generator import ChunkGenerator, GeneratorConfig
+from proceedings.oopsworld.generator import PALETTE, ChunkGenerator, GeneratorConfig, move_layers
 from proceedings.oopsworld.training import (DistillConfig, Paused, TrainConfig, curriculum_stage, segment_data,
                                             stage_pool, train_distill, train_forcing)
 
@@ -120,3 +120,99 @@ def test_the_tone_head_tints_the_kept_frame_by_a_per_channel_gain(data):
         out = model(history, values, mask)
     gain = torch.tensor([0.5, 1.0, 2.0]).view(1, 1, 3, 1, 1)
     assert torch.allclose(out, history[:, -1:] * gain, atol=1e-5)
+
+
+def test_the_palette_redraw_paints_a_tinted_vocabulary_colour_where_the_mask_opens(data):
+    torch.manual_seed(0)
+    model = ChunkGenerator(GeneratorConfig(channels=(8, 16, 16), token_dim=16, palette=True)).eval()
+    history, _ = data.chunk(np.array([0]))
+    values, mask = data.tokens("implicit", np.array([0]))
+    p = len(PALETTE) + 1
+    with torch.no_grad():
+        for head in (model.end_head, model.between[-1]):
+            head.weight.zero_()
+            head.bias.zero_()
+            head.bias.view(-1, p)[:, 0] = 50.0  # every pixel: palette entry 0 (red) ...
+            head.bias.view(-1, p)[:, -1] = 100.0  # ... with the mask open
+        model.tint_head.bias.copy_(torch.log(torch.tensor([1.0, 0.5, 0.25])).repeat(TINY.frames))
+        out = model(history, values, mask)
+    expected = PALETTE[0] * torch.tensor([1.0, 0.5, 0.25])
+    assert torch.allclose(out, expected.view(1, 1, 3, 1, 1).expand_as(out), atol=1e-5)
+
+
+def _dot_scene():
+    last = torch.full((1, 3, 32, 32), 0.2)
+    last[..., 8:12, 8:12] = 0.9  # a 4x4 object on a flat background
+    assign = torch.zeros(1, 2, 32, 32)
+    assign[:, 0] = 1.0
+    assign[:, 0, 8:12, 8:12], assign[:, 1, 8:12, 8:12] = 0.0, 1.0
+    return last, assign
+
+
+def test_an_object_layer_moves_by_its_displacement_and_uncovers_background():
+    last, assign = _dot_scene()
+    shift = torch.zeros(1, 8, 2, 2)
+    shift[:, :, 1, 0] = 3.0  # the object layer: 3 px to the right in every frame; the background stays
+    out = move_layers(last, assign, shift)
+    lit = (out[0, :, 0] > 0.5).nonzero()[:, 1:]
+    assert sorted({(int(r), int(c)) for r, c in lit}) == [(r, c) for r in range(8, 12) for c in range(11, 15)]
+    assert torch.allclose(out[0, :, :, 8:12, 8:11], torch.tensor(0.2))  # uncovered: filled from the background
+
+
+def test_unmoved_hard_layers_keep_the_frame_and_a_background_shift_pans_it():
+    last, assign = _dot_scene()
+    kept = move_layers(last, assign, torch.zeros(1, 8, 2, 2))
+    assert torch.allclose(kept, last[:, None].expand_as(kept), atol=1e-6)
+    pan = torch.zeros(1, 8, 2, 2)
+    pan[:, :, :, 1] = -2.0  # every layer 2 px up: the view pans
+    panned = move_layers(last, assign, pan)
+    lit = (panned[0, :, 0] > 0.5).nonzero()[:, 1:]
+    assert sorted({(int(r), int(c)) for r, c in lit}) == [(r, c) for r in range(6, 10) for c in range(8, 12)]
+
+
+def test_the_layered_generator_keeps_the_frame_while_its_layers_rest_and_its_shift_head_moves_them(data):
+    torch.manual_seed(0)
+    model = ChunkGenerator(GeneratorConfig(channels=(8, 16, 16), token_dim=16, layers=2)).eval()
+    history, _ = data.chunk(np.array([0]))
+    values, mask = data.tokens("implicit", np.array([0]))
+    with torch.no_grad():
+        for head in (model.end_head, model.between[-1]):
+            head.bias.view(-1, 4)[:, 3] = -100.0  # no redraw: the frames are the moved layers
+        start = model(history, values, mask)
+        model.shift_head[-1].bias.fill_(4.0)  # every layer 4 px right and down
+        moved = model(history, values, mask)
+        model.layer_head.bias.copy_(torch.tensor([0.0, 0.0, 0.0]))  # a soft split: still kept while nothing moves
+        model.shift_head[-1].bias.zero_()
+        soft = model(history, values, mask)
+    assert torch.allclose(start, history[:, -1:].expand_as(start), atol=1e-6)
+    assert torch.allclose(soft, history[:, -1:].expand_as(soft), atol=1e-6)
+    assert (moved - history[:, -1:]).abs().mean() > 0.02
+
+
+def test_the_generator_options_of_a_preset_reach_every_arm(data):
+    from dataclasses import replace
+
+    from proceedings.oopsworld.experiment import CONFIGS, train_arms
+
+    micro = replace(CONFIGS["tiny"], channels=(8, 16, 16), steps=2, batch=2, palette=True, layers=2, ramp=True)
+    arms, _ = train_arms(micro, data, {})
+    assert {name: (m.config.palette, m.config.layers, m.config.ramp) for name, m in arms.items()} == {
+        "teacher": (True, 2, True), "b2": (True, 2, True), "oopsworld": (True, 2, True)}
+    assert all(hasattr(m, "shift_head") and not hasattr(m, "flow_head") for m in arms.values())
+
+
+def test_with_a_ramp_the_frames_between_fade_in_the_end_states_one_redraw(data):
+    torch.manual_seed(0)
+    model = ChunkGenerator(GeneratorConfig(channels=(8, 16, 16), token_dim=16, ramp=True, warp=False)).eval()
+    history, _ = data.chunk(np.array([0]))
+    values, mask = data.tokens("implicit", np.array([0]))
+    with torch.no_grad():
+        model.end_head.weight.zero_()
+        model.end_head.bias.copy_(torch.tensor([0.0, 0.0, 0.0, 100.0]))  # end state: mid-grey everywhere
+        model.tone_head.bias.zero_()
+        model.ramp_head.bias.copy_(torch.logit(torch.tensor([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])))
+        out = model(history, values, mask)
+    last = history[:, -1]
+    for f, share in enumerate([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 1.0]):
+        assert torch.allclose(out[:, f], last + share * (0.5 - last), atol=1e-5)
+    assert not hasattr(model, "between")

@@ -91,8 +91,8 @@ def bench(out: Path = typer.Option(..., help="Output folder."), episodes: int = 
     console.print(f"{split}: {episodes} episodes -> {save_episodes(eps, out)}")
 
 
-def _config(scale: str, seed: int, steps: int, operators: str):
-    """A preset, optionally with other steps and an operator subset."""
+def _config(scale: str, seed: int, steps: int, operators: str, **generator):
+    """A preset, optionally with other steps, an operator subset and generator options (every arm)."""
     from dataclasses import replace
 
     from proceedings.core.runtime import check_scale
@@ -103,7 +103,7 @@ def _config(scale: str, seed: int, steps: int, operators: str):
     unknown = [o for o in subset or () if o not in OPERATORS]
     if unknown:
         raise ProgramError(f"unknown operator '{unknown[0]}'; known: {', '.join(OPERATORS)}")
-    config = replace(CONFIGS[check_scale(scale)], seed=seed, operators=subset)
+    config = replace(CONFIGS[check_scale(scale)], seed=seed, operators=subset, **generator)
     return replace(config, steps=steps) if steps else config
 
 
@@ -112,6 +112,12 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
           scale: str = typer.Option("tiny", help="tiny | small | paper (the preset's data and steps)."),
           steps: int = typer.Option(0, help="N optimiser steps per arm (0 = the preset's)."),
           operators: str = typer.Option("", help="Comma-separated operator subset (default: all 23)."),
+          palette: bool = typer.Option(None, "--palette/--free-colour", help="Redraw from the world's colours "
+                                       "(default: the preset's)."),
+          layers: int = typer.Option(None, help="J object layers moved rigidly instead of the 8x8 flow (0: the flow; "
+                                     "default: the preset's)."),
+          ramp: bool = typer.Option(None, "--ramp/--free-between", help="In-between frames fade in the end "
+                                    "state's redraw (default: the preset's)."),
           seed: int = typer.Option(0)) -> None:
     """Train the teacher (= B1), B2 and OopsWorld of a preset; rerun the same command to resume."""
     from proceedings.core.runtime import set_threads
@@ -119,7 +125,8 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
     from proceedings.oopsworld.rollout import save_model
 
     set_threads()
-    config = _config(scale, seed, steps, operators)
+    generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp)) if v is not None}
+    config = _config(scale, seed, steps, operators, **generator)
     timings: dict = {}
     arms, losses = train_arms(config, training_data(config), timings, checkpoints=out)
     for arm, model in arms.items():

@@ -57,6 +57,7 @@ def structured_vocabulary() -> dict[str, int]:
     words = ["<pad>", "kind:op", "kind:object", "kind:global", "moving", *(f"op:{o}" for o in OPERATORS)]
     for kind, values in VOCABULARY.items():
         words += [f"{kind}:{v}" for v in values] + [f"other_{kind}:{v}" for v in values]
+        words += [f"new_{kind}:{v}" for v in values]
     words += [f"{axis}:{b}" for axis in ("x", "y") for b in range(8)]
     words += [f"cam{axis}:{k}" for axis in ("x", "y") for k in range(len(CAMERA_POSITIONS))]
     words += [f"zoomlevel:{k}" for k in range(len(ZOOMS))] + [f"state:{f}" for f in STATE_FLAGS]
@@ -76,7 +77,9 @@ def _pack(tokens: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def op_words(program: Program, scene: dict) -> list[list[str]]:
-    """One bag of words per op: the operator, the target's identity, its arguments."""
+    """One bag of words per op: the operator, the target's identity, its arguments. An argument's words carry
+    their role ("new_color:yellow" beside the target's "color:green"): in a bag, two untagged colours would make
+    "turn the green ball yellow" and "turn the yellow ball green" the same token (rounds 1-12)."""
     objs, tokens = objects(scene), []
     for op in program.ops:
         words = ["kind:op", f"op:{op.op}"]
@@ -89,7 +92,7 @@ def op_words(program: Program, scene: dict) -> list[list[str]]:
             elif kind == "coord":
                 words.append(f"{name}:{_bins(float(value))}")
             else:
-                words.append(f"{kind}:{value}")
+                words.append(f"new_{kind}:{value}")
         tokens.append(words)
     return tokens
 

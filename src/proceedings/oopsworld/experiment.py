@@ -57,6 +57,9 @@ class Config:
     max_objects: int = 3
     channels: tuple[int, int, int] = (16, 32, 64)
     encoder: str = "structured"
+    palette: bool = False  # generator option for every arm: the redraw paints from the world's colours
+    layers: int = 0  # generator option for every arm: J object layers moved rigidly instead of the 8x8 flow
+    ramp: bool = False  # generator option for every arm: in-between frames fade in the end state's redraw
     steps: int = 40  # N per arm
     batch: int = 16
     lr: float = 2e-3
@@ -214,7 +217,7 @@ def train_arms(config: Config, data, timings: dict, checkpoints: Path | None = N
     def ckpt(name: str) -> Path | None:
         return None if checkpoints is None else Path(checkpoints) / f"{name}.ckpt.pt"
 
-    gen_config = GeneratorConfig(channels=config.channels, frames=config.frames, encoder=config.encoder)
+    gen_config = generator_config(config)
     half = config.steps // 2
     plain = TrainConfig(config.steps, config.batch, config.lr, config.change_weight, config.end_weight, seed=config.seed)
     arms, losses = {}, {}
@@ -239,6 +242,12 @@ def train_arms(config: Config, data, timings: dict, checkpoints: Path | None = N
         arms["oopsworld"], losses["oopsworld"] = start, first + distill
     timings["oopsworld_cpu_s"] = round(timings["oopsworld_distill_cpu_s"] + timings["b2_cpu_s"] / 2, 2)
     return arms, {k: [round(v[0], 4), round(float(np.mean(v[-10:])), 4)] for k, v in losses.items()}
+
+
+def generator_config(config: Config) -> GeneratorConfig:
+    """The one architecture every arm shares."""
+    return GeneratorConfig(channels=config.channels, frames=config.frames, encoder=config.encoder,
+                           palette=config.palette, layers=config.layers, ramp=config.ramp)
 
 
 def measure_gates(arms, bench_data, bench, easy_data, easy, readers) -> tuple[dict, VideoScores]:
