@@ -151,19 +151,21 @@ def fit_readout(net: Localiser, data: ClipSet, seed: int, samples: int = 4096) -
 
 
 @torch.no_grad()
-def localise(localiser: Localiser, video: np.ndarray, colours: np.ndarray, present: np.ndarray,
+def localise(localiser: Localiser, video: np.ndarray, colours: np.ndarray, which: np.ndarray,
              chunk: int = 512) -> np.ndarray:
-    """Centres of every present agent in every frame (NaN for absent slots).
-    video (N, T, 3, H, W), colours (N, A, 3), present (N, A) -> (N, A, T, 2)"""
+    """Centres of the agents `which` names (NaN elsewhere): (N, A) agents in every frame, or (N, A, T)
+    agent-frames (the scored ones; the localiser is the costliest evaluator).
+    video (N, T, 3, H, W), colours (N, A, 3) -> (N, A, T, 2)"""
     N, T = video.shape[:2]
-    n, a = np.nonzero(present)
-    frames = video[n].reshape(len(n) * T, *video.shape[2:])  # (agents * T, 3, H, W)
-    queries = np.repeat(colours[n, a], T, 0)
-    found = [localiser(torch.from_numpy(frames[i:i + chunk]).float(), torch.from_numpy(queries[i:i + chunk]).float())
-             for i in range(0, len(frames), chunk)]
+    if which.ndim == 2:
+        which = np.repeat(which[:, :, None], T, 2)
+    n, a, t = np.nonzero(which)
     out = np.full((N, colours.shape[1], T, 2), np.nan)
-    if len(n):
-        out[n, a] = torch.cat(found).numpy().reshape(len(n), T, 2)
+    for i in range(0, len(n), chunk):
+        pick = slice(i, i + chunk)
+        found = localiser(torch.from_numpy(video[n[pick], t[pick]]).float(),
+                          torch.from_numpy(colours[n[pick], a[pick]]).float())
+        out[n[pick], a[pick], t[pick]] = found.numpy()
     return out
 
 

@@ -192,7 +192,7 @@ def score_suite(videos: dict, data: ClipSet, given: np.ndarray, localiser: ev.Lo
     control, recovery = scored & given, scored & ~given
     table = {}
     for arm, v in videos.items():
-        errors = ev.placement_errors(ev.localise(localiser, v["rgb"], data.colours, data.present), data, scored)
+        errors = ev.placement_errors(ev.localise(localiser, v["rgb"], data.colours, scored), data, scored)
         p, s = _image_scores(v["rgb"], data)
         row = {"control_err": _mean(errors[control]), "hit": _mean(errors[control] <= ev.HIT_PX),
                "recovery_err": _mean(errors[recovery]), "psnr": float(p.mean()), "ssim": float(s.mean()),
@@ -234,7 +234,7 @@ def gate_numbers(sets: dict[str, ClipSet], localiser: ev.Localiser) -> dict:
     """G1: the frozen evaluators on ground truth (localiser, ego flow, FVMD-proxy of GT vs GT' vs copy-I0)."""
     test = sets["test"]
     scored = ev.scorable(test)
-    errors = ev.placement_errors(ev.localise(localiser, test.rgb, test.colours, test.present), test, scored)[scored]
+    errors = ev.placement_errors(ev.localise(localiser, test.rgb, test.colours, scored), test, scored)[scored]
     gt_feats = ev.motion_features(test.rgb)
     copy = np.repeat(test.rgb[:, :1], test.frames, 1)
     return {"localiser_gt_err": _mean(errors), "localiser_gt_hit": _mean(errors <= ev.HIT_PX),
