@@ -8,7 +8,7 @@ from proceedings.motionforcing import drive_world as dw
 from proceedings.motionforcing import evaluators as ev
 from proceedings.motionforcing.dataset import ClipSet
 from proceedings.motionforcing.ego_flow import ego_epe
-from proceedings.motionforcing.experiment import G1_EGO_EPE, G1_HIT, G1_LOCALISER_PX
+from proceedings.motionforcing.experiment import G1_EGO_EPE, G1_HIT, G1_LOCALISER_PX, score_suite
 from proceedings.motionforcing.training import TrainConfig
 
 
@@ -54,6 +54,61 @@ def test_the_moment_readout_of_exact_masks_meets_the_localiser_gate_on_held_out_
     assert errors.mean() <= G1_LOCALISER_PX and (errors <= ev.HIT_PX).double().mean() >= G1_HIT
     shifted = (features @ readout + torch.tensor([2.0, 0.0]) - target).norm(dim=1)
     assert shifted.mean() > G1_LOCALISER_PX
+
+
+class PerfectSegmenter(ev.Localiser):
+    """The localiser with its network replaced by the ground truth: a frame of `data` queried by an agent's
+    colour gets that agent's exact instance mask; any other frame gets an empty mask. Isolates the readout."""
+
+    def __init__(self, data: ClipSet):
+        super().__init__(width=4)
+        self.data = data
+        self.frames = {data.rgb[n, t].tobytes(): (n, t) for n in range(len(data)) for t in range(data.frames)}
+
+    def logits(self, frames: torch.Tensor, colours: torch.Tensor) -> torch.Tensor:
+        out = torch.full((len(frames), *frames.shape[-2:]), -20.0)
+        for i, (frame, colour) in enumerate(zip(frames.numpy(), colours.numpy())):
+            if frame.tobytes() in self.frames:
+                n, t = self.frames[frame.tobytes()]
+                agent = np.abs(self.data.colours[n] - colour).sum(1).argmin()
+                out[i] = torch.from_numpy(np.where(self.data.ids[n, t] == agent + 1, 20.0, -20.0))
+        return out
+
+
+@pytest.fixture(scope="module")
+def perfect(clips) -> PerfectSegmenter:
+    localiser = PerfectSegmenter(clips)
+    ev.fit_readout(localiser, clips.subset(np.arange(28)), seed=0)
+    return localiser
+
+
+def test_an_empty_mask_reads_out_inside_the_image_not_at_the_readout_intercept(clips, perfect):
+    """A generated frame where the queried agent is not found gives an empty mask; its moments are all 0 but
+    the constant, so the unclamped readout answered its intercept (over 100 px off a 32 px image)."""
+    held = clips.subset(np.arange(28, 36))
+    blank = np.zeros_like(held.rgb)
+    found = ev.localise(perfect, blank, held.colours, held.present)[held.present]
+    assert np.isfinite(found).all() and (found >= 0).all() and (found <= held.size).all()
+    assert (ev.mask_moments(torch.zeros(1, 32, 32)) @ perfect.readout).abs().max() > held.size
+
+
+def test_a_faint_mask_reads_out_where_the_full_mask_does(clips):
+    n, a, t = np.nonzero(ev.scorable(clips))
+    masks = torch.from_numpy(clips.ids[n, t] == (a + 1)[:, None, None]).double()
+    assert torch.allclose(ev.mask_moments(0.05 * masks), ev.mask_moments(masks))
+
+
+def test_a_copy_of_the_ground_truth_scores_near_zero_and_copy_i0_and_a_blank_video_do_not(clips, perfect):
+    """Known videos with known positions through the suite scorer: the held-out clips themselves are within
+    the localiser gate; frame 0 repeated misses the moving agents; a blank video misses everything, with
+    every error bounded by the image diagonal."""
+    held = clips.subset(np.arange(28, 36))
+    videos = {"gt": {"rgb": held.rgb}, "copy": {"rgb": np.repeat(held.rgb[:, :1], held.frames, 1)},
+              "blank": {"rgb": np.zeros_like(held.rgb)}}
+    table = score_suite(videos, held, held.given_all(), perfect)
+    assert table["gt"]["control_err"] <= G1_LOCALISER_PX and table["gt"]["hit"] >= G1_HIT
+    assert table["copy"]["control_err"] > 4 * table["gt"]["control_err"] and table["copy"]["hit"] < 0.5
+    assert 2 < table["blank"]["control_err"] <= np.hypot(held.size, held.size) and table["blank"]["hit"] < 0.1
 
 
 @pytest.mark.slow

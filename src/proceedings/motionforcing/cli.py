@@ -46,12 +46,14 @@ def train(out: Path = typer.Option(..., help="Run folder: one resumable checkpoi
           scale: str = typer.Option("tiny", help="Preset whose data, widths and steps to use (tiny or small)."),
           seed: int = 0) -> None:
     """Train stage 1 (MPR and full points), stage 2, the matched direct model and the localiser; re-run resumes."""
-    from proceedings.motionforcing.experiment import CONFIGS, datasets, train_arms
+    from proceedings.core.staging import budget_deadline
+    from proceedings.motionforcing.experiment import BUDGET_ENV, CONFIGS, datasets, train_arms
 
     cfg = CONFIGS.get(scale)
     if cfg is None or cfg.backend != "unet":
         raise ProceedingsError(f"train runs the UNet presets (tiny, small), not '{scale}'")
-    train_arms(cfg, datasets(cfg, seed)["train"], seed, out)
+    deadline = budget_deadline(BUDGET_ENV)
+    train_arms(cfg, datasets(cfg, seed, deadline)["train"], seed, out, deadline)
     (out / "config.json").write_text(json.dumps({"scale": scale, "seed": seed, **asdict(cfg)}, indent=1))
     console.print(f"trained every arm into {out}")
 

@@ -17,6 +17,7 @@ import torch
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.progress import progress_bar
 from proceedings.core.runtime import atomic_write_bytes
+from proceedings.core.staging import Paused, past_deadline
 from proceedings.motionforcing import drive_world
 from proceedings.motionforcing.camera import FAR, Intrinsics
 from proceedings.motionforcing.conditions import ego_warp, point_video
@@ -100,10 +101,11 @@ class ClipSet:
 
 
 def build(out: Path, clips: int, frames: int, size: int, seed: int, shard: int = 128, ego_variants: bool = False,
-          agents: tuple[int, int] = (2, MAX_AGENTS), desc: str = "render clips") -> ClipSet:
+          agents: tuple[int, int] = (2, MAX_AGENTS), desc: str = "render clips", deadline: float | None = None) -> ClipSet:
     """Render `clips` clips (seeds seed, seed + 1, ...) into shards under `out`; finished shards (marked
-    `.done`) are kept, so an interrupted build resumes. With `ego_variants`, each seed gives the four
-    ego paths of the ego-only suite (clips must be a multiple of 4)."""
+    `.done`) are kept, so an interrupted build resumes, and past `deadline` (time.time()) it stops with
+    Paused after each shard it renders. With `ego_variants`, each seed gives the four ego paths of the
+    ego-only suite (clips must be a multiple of 4)."""
     out.mkdir(parents=True, exist_ok=True)
     per_seed = 4 if ego_variants else 1
     sets = []
@@ -118,6 +120,9 @@ def build(out: Path, clips: int, frames: int, size: int, seed: int, shard: int =
                                  else [drive_world.sample(seed + i, frames, size, agents)])
                 atomic_write_bytes(path, ClipSet.from_clips(rendered).to_bytes())
                 done.touch()
+                if past_deadline(deadline):
+                    raise Paused(f"{desc}: time budget reached after {first + n}/{clips} clips; run the same "
+                                 "command again to resume")
             sets.append(ClipSet.load(path))
             bar.update(n)
     return ClipSet.concat(sets)

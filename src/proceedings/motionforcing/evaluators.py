@@ -52,18 +52,28 @@ class Localiser(torch.nn.Module):
         return self.unet(torch.cat([frames, query, similarity], 1))[:, 0]
 
     def forward(self, frames: torch.Tensor, colours: torch.Tensor) -> torch.Tensor:
-        return mask_moments(torch.sigmoid(self.logits(frames, colours))) @ self.readout
+        """Centres clamped to the image: every scored agent is whole on screen, so its true centre lies
+        inside, and a readout outside (a polynomial far from the masks it was fitted on) is a miss whose
+        error must stay bounded."""
+        H, W = frames.shape[-2:]
+        centres = mask_moments(torch.sigmoid(self.logits(frames, colours))) @ self.readout
+        return torch.stack([centres[:, 0].clamp(0, W), centres[:, 1].clamp(0, H)], 1)
 
 
 MOMENTS = ("u", "v", "spread_u", "spread_v", "sqrt_area", "one", "v^2", "v sqrt_area", "spread_v^2", "u v",
            "u spread_u", "v spread_v")  # the readout's features: perspective makes the centre's offset nonlinear
-MASK_FLOOR = 0.1  # mask probabilities below this weigh nothing (a faint background would pull to the middle)
+MASK_FLOOR = 0.1  # below this fraction of its peak a mask weighs nothing (a faint background would pull to the middle)
 
 
 def mask_moments(mask: torch.Tensor) -> torch.Tensor:
     """Moments of soft masks (N, H, W) in pixels: centroid (u, v), spread (std), sqrt of the area, 1, and
-    their products named in MOMENTS. (N, 12)"""
-    weights = ((mask - MASK_FLOOR) / (1 - MASK_FLOOR)).clamp_min(0)
+    their products named in MOMENTS. (N, 12)
+
+    Each mask is first scaled to its own peak, so a faint agent (a blurred generated frame the segmenter
+    is unsure of) reads out where it is; on absolute probabilities a mask below the floor was empty, and
+    an empty mask's moments (all 0 but the constant) read out at the readout's intercept, far off the image."""
+    peak = mask.flatten(1).amax(1).clamp_min(1e-12)[:, None, None]
+    weights = ((mask / peak - MASK_FLOOR) / (1 - MASK_FLOOR)).clamp_min(0)
     N, H, W = mask.shape
     total = weights.sum((1, 2)).clamp_min(1e-6)
     u, v = torch.arange(W, dtype=mask.dtype) + 0.5, torch.arange(H, dtype=mask.dtype) + 0.5
@@ -141,19 +151,21 @@ def fit_readout(net: Localiser, data: ClipSet, seed: int, samples: int = 4096) -
 
 
 @torch.no_grad()
-def localise(localiser: Localiser, video: np.ndarray, colours: np.ndarray, present: np.ndarray,
+def localise(localiser: Localiser, video: np.ndarray, colours: np.ndarray, which: np.ndarray,
              chunk: int = 512) -> np.ndarray:
-    """Centres of every present agent in every frame (NaN for absent slots).
-    video (N, T, 3, H, W), colours (N, A, 3), present (N, A) -> (N, A, T, 2)"""
+    """Centres of the agents `which` names (NaN elsewhere): (N, A) agents in every frame, or (N, A, T)
+    agent-frames (the scored ones; the localiser is the costliest evaluator).
+    video (N, T, 3, H, W), colours (N, A, 3) -> (N, A, T, 2)"""
     N, T = video.shape[:2]
-    n, a = np.nonzero(present)
-    frames = video[n].reshape(len(n) * T, *video.shape[2:])  # (agents * T, 3, H, W)
-    queries = np.repeat(colours[n, a], T, 0)
-    found = [localiser(torch.from_numpy(frames[i:i + chunk]).float(), torch.from_numpy(queries[i:i + chunk]).float())
-             for i in range(0, len(frames), chunk)]
+    if which.ndim == 2:
+        which = np.repeat(which[:, :, None], T, 2)
+    n, a, t = np.nonzero(which)
     out = np.full((N, colours.shape[1], T, 2), np.nan)
-    if len(n):
-        out[n, a] = torch.cat(found).numpy().reshape(len(n), T, 2)
+    for i in range(0, len(n), chunk):
+        pick = slice(i, i + chunk)
+        found = localiser(torch.from_numpy(video[n[pick], t[pick]]).float(),
+                          torch.from_numpy(colours[n[pick], a[pick]]).float())
+        out[n[pick], a[pick], t[pick]] = found.numpy()
     return out
 
 

@@ -34,6 +34,7 @@ from proceedings.motionforcing.ego_flow import ego_epe
 from proceedings.motionforcing.image_quality import psnr, ssim
 from proceedings.motionforcing.masked_point_recovery import batch_sampler
 from proceedings.motionforcing.networks import VideoNet, parameters
+from proceedings.motionforcing.staged_run import StagedRun, source_digest
 from proceedings.motionforcing.stages import (appearance, shape, shape_loss, stage1_net, stage2_loss, stage2_net,
                                               stage2_sampler)
 from proceedings.motionforcing.training import TrainConfig, TrainLog, train
@@ -94,11 +95,11 @@ def data_folder(name: str, cfg: ExperimentConfig, clips: int, seed: int) -> Path
     return cache_root() / "motionforcing" / "data" / f"{name}-{cfg.size}px-{cfg.frames}f-{clips}-{seed}-{cfg.agents[1]}"
 
 
-def datasets(cfg: ExperimentConfig, seed: int) -> dict[str, ClipSet]:
+def datasets(cfg: ExperimentConfig, seed: int, deadline: float | None = None) -> dict[str, ClipSet]:
     """Training clips (per seed), held-out test clips, a disjoint GT' set (the FVMD gate), the ego-only suite."""
     def make(name, clips, first, **kw):
         return build(data_folder(name, cfg, clips, first), clips, cfg.frames, cfg.size, first, agents=cfg.agents,
-                     desc=f"render {name}", **kw)
+                     desc=f"render {name}", deadline=deadline, **kw)
 
     return {"train": make("train", cfg.train_clips, 1000 * cfg.train_clips * seed),
             "test": make("test", cfg.test_clips, TEST_SEED), "twin": make("twin", cfg.test_clips, TWIN_SEED),
@@ -120,9 +121,11 @@ class Arms:
     logs: dict[str, TrainLog]
 
 
-def train_arms(cfg: ExperimentConfig, data: ClipSet, seed: int, folder: Path | None = None) -> Arms:
-    """Every network, each from the same seed, on the same (seed, step) batches; checkpointed in the run folder."""
-    folder, deadline, logs = folder or run_folder(cfg, seed), budget_deadline(BUDGET_ENV), {}
+def train_arms(cfg: ExperimentConfig, data: ClipSet, seed: int, folder: Path | None = None,
+               deadline: float | None = None) -> Arms:
+    """Every network, each from the same seed, on the same (seed, step) batches; checkpointed in the run folder,
+    pausing past `deadline` (time.time())."""
+    folder, logs = folder or run_folder(cfg, seed), {}
     T = cfg.frames
     direct_steps = cfg.steps_stage1 + cfg.steps_stage2  # B1 gets MF's total optimiser steps
 
@@ -192,7 +195,7 @@ def score_suite(videos: dict, data: ClipSet, given: np.ndarray, localiser: ev.Lo
     control, recovery = scored & given, scored & ~given
     table = {}
     for arm, v in videos.items():
-        errors = ev.placement_errors(ev.localise(localiser, v["rgb"], data.colours, data.present), data, scored)
+        errors = ev.placement_errors(ev.localise(localiser, v["rgb"], data.colours, scored), data, scored)
         p, s = _image_scores(v["rgb"], data)
         row = {"control_err": _mean(errors[control]), "hit": _mean(errors[control] <= ev.HIT_PX),
                "recovery_err": _mean(errors[recovery]), "psnr": float(p.mean()), "ssim": float(s.mean()),
@@ -234,7 +237,7 @@ def gate_numbers(sets: dict[str, ClipSet], localiser: ev.Localiser) -> dict:
     """G1: the frozen evaluators on ground truth (localiser, ego flow, FVMD-proxy of GT vs GT' vs copy-I0)."""
     test = sets["test"]
     scored = ev.scorable(test)
-    errors = ev.placement_errors(ev.localise(localiser, test.rgb, test.colours, test.present), test, scored)[scored]
+    errors = ev.placement_errors(ev.localise(localiser, test.rgb, test.colours, scored), test, scored)[scored]
     gt_feats = ev.motion_features(test.rgb)
     copy = np.repeat(test.rgb[:, :1], test.frames, 1)
     return {"localiser_gt_err": _mean(errors), "localiser_gt_hit": _mean(errors <= ev.HIT_PX),
@@ -243,22 +246,36 @@ def gate_numbers(sets: dict[str, ClipSet], localiser: ev.Localiser) -> dict:
             "fvmd_gt_copy": ev.frechet(gt_feats, ev.motion_features(copy))}
 
 
-def evaluate(arms: Arms, sets: dict[str, ClipSet], cfg: ExperimentConfig, seed: int) -> tuple[dict, dict]:
-    """Every suite for every arm; returns the per-suite tables and the pooled numbers the verdict reads."""
-    test, ego = sets["test"], sets["ego"]
-    gt_feats = ev.motion_features(test.rgb)
-    tables, pooled = {}, {}
-    for mode in ("full", *INCOMPLETE):
-        given = suite_masks(test, mode)
-        videos = generate(arms, test, given)
-        tables[mode] = score_suite(videos, test, given, arms.localiser)
-        if mode in ("full", "future:2"):
-            for arm, v in videos.items():
-                tables[mode][arm]["fvmd"] = ev.frechet(gt_feats, ev.motion_features(v["rgb"]))
+def suite_table(arms: Arms, test: ClipSet, mode: str) -> dict:
+    """One incomplete-or-full suite on the test clips: every arm's scores (and FVMD-proxy where the verdict reads it)."""
+    given = suite_masks(test, mode)
+    videos = generate(arms, test, given)
+    table = score_suite(videos, test, given, arms.localiser)
+    if mode in ("full", "future:2"):
+        gt_feats = ev.motion_features(test.rgb)
+        for arm, v in videos.items():
+            table[arm]["fvmd"] = ev.frechet(gt_feats, ev.motion_features(v["rgb"]))
+    return table
+
+
+def ego_table(arms: Arms, ego: ClipSet) -> dict:
+    """The ego-only suite: every arm's scores, and ego-flow EPE of the arms the verdict reads."""
     videos = generate(arms, ego, ego.given_all())
-    tables["ego_only"] = score_suite(videos, ego, ego.given_all(), arms.localiser)
+    table = score_suite(videos, ego, ego.given_all(), arms.localiser)
     for arm in EGO_ARMS:  # the registration costs ~0.04 CPU-s per frame pair: only the arms the verdict reads
-        tables["ego_only"][arm]["ego_epe"] = float(np.nanmean(ego_epe(videos[arm]["rgb"], ego)))
+        table[arm]["ego_epe"] = float(np.nanmean(ego_epe(videos[arm]["rgb"], ego)))
+    return table
+
+
+def evaluate(arms: Arms, sets: dict[str, ClipSet], cfg: ExperimentConfig, seed: int,
+             run: StagedRun | None = None) -> tuple[dict, dict]:
+    """Every suite for every arm (each suite a stage of `run` when given); returns the per-suite tables and the
+    pooled numbers the verdict reads."""
+    stage = run.stage if run else (lambda name, compute: compute())
+    tables = {mode: stage(f"suite:{mode}", lambda mode=mode: suite_table(arms, sets["test"], mode))
+              for mode in ("full", *INCOMPLETE)}
+    tables["ego_only"] = stage("suite:ego_only", lambda: ego_table(arms, sets["ego"]))
+    pooled = {}
     for arm in ("mf_mpr", "mf_no_mpr", "direct_mpr", "oracle", "copy"):
         per_clip = sum((tables[m][arm]["recovery_per_clip"] for m in INCOMPLETE), [])
         pooled[arm] = {"recovery_err": _mean(np.array([e for e in per_clip if np.isfinite(e)])),
@@ -290,10 +307,14 @@ def reproduce(scale: str, seed: int = 0) -> Result:
 
         require_weights(None, None)  # stops at once without local weights, printing the expected layout
     seed_everything(seed)
-    sets = datasets(cfg, seed)
-    arms = train_arms(cfg, sets["train"], seed)
-    gates = gate_numbers(sets, arms.localiser)
-    tables, pooled = evaluate(arms, sets, cfg, seed)
+    folder, deadline = run_folder(cfg, seed), budget_deadline(BUDGET_ENV)
+    run = StagedRun(folder / f"pieces-{source_digest()}", deadline)
+    with run.timed("render"):
+        sets = datasets(cfg, seed, deadline)
+    with run.timed("train"):
+        arms = train_arms(cfg, sets["train"], seed, folder, deadline)
+    gates = run.stage("gates", lambda: gate_numbers(sets, arms.localiser))
+    tables, pooled = evaluate(arms, sets, cfg, seed, run)
     metrics = {**gates, **arm_numbers(tables, pooled, "mf_mpr"),
                "no_mpr": arm_numbers(tables, pooled, "mf_no_mpr"), "copy": arm_numbers(tables, pooled, "copy"),
                "oracle_depth": arm_numbers(tables, pooled, "oracle"), "ci": pooled["ci"],
@@ -306,7 +327,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
                                    "first_loss": log.losses[0] if log.losses else None,
                                    "final_loss": float(np.mean(log.losses[-10:])) if log.losses else None}
                             for name, log in arms.logs.items()},
-               "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+               "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "staged": run.totals()}
     baseline = {"name": "B1+MPR: direct points -> RGB, parameters matched to stage 1 + stage 2, same masks, "
                         "clips, batch order, schedule and total steps", **arm_numbers(tables, pooled, "direct_mpr")}
     out = artifact_dir("motionforcing", scale)
