@@ -186,3 +186,24 @@ def export_masters(
         raise ProceedingsError(f"'{font}' does not exist")
     masters = run(font, designspace)
     console.print(f"wrote {designspace} and {len(masters)} masters")
+
+
+@app.command()
+def rejudge(record: Path = typer.Argument(..., help="A several-seed results record, e.g. results/niv/small.json.")) -> None:
+    """Re-judge a several-seed record by today's verdict (the paired seed rule) from its seeds' own numbers."""
+    from proceedings.niv.experiment import rejudge as judge
+
+    if not record.is_file():
+        raise ProceedingsError(f"'{record}' does not exist")
+    try:
+        loaded = json.loads(record.read_text())
+    except json.JSONDecodeError as err:
+        raise ProceedingsError(f"'{record}' is not a JSON results record ({err.msg})") from None
+    checks, intervals = judge(loaded)
+    seeds = ", ".join(str(s["seed"]) for s in loaded["seeds"]["per_seed"])
+    console.print(f"seeds {seeds}: {sum(checks.values())} of {len(checks)} checks")
+    for path, (low, high) in intervals.items():
+        console.print(f"  {path.removeprefix('metrics.contrasts.')}: 95 % seed interval [{low:+.2f}, {high:+.2f}]"
+                      " (holds below 0)")
+    for rule, holds in checks.items():
+        console.print(f"  {'✓' if holds else '✗'} {rule}", markup=False, highlight=False)
