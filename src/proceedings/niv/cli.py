@@ -69,14 +69,19 @@ def convert(
     max_points: int = typer.Option(504, help="Glyphs with more points stay static (with a warning)."),
     waterfall: bool = typer.Option(True, help="Also write OUT.png, a waterfall of the converted font."),
     convert_quadratic: bool = typer.Option(False, help="Accept CFF outlines, approximated by quadratics (cu2qu)."),
+    repair_passes: Optional[int] = typer.Option(None, help="Most contour-smoothing passes tried on a refused glyph "
+                                                           "before the algorithmic fallback; default: small's."),
 ) -> None:
     """Convert a static font to a variable font; OUT appears only if it passes `validate`."""
     from proceedings.niv.convert import convert as run
+    from proceedings.niv.experiment import CONFIGS
 
     predictor, fallback = load_predictor(model)
-    result = run(font, out, axes, predictor, fallback, max_points, convert_quadratic)
+    passes = CONFIGS["small"].repair_passes if repair_passes is None else repair_passes
+    result = run(font, out, axes, predictor, fallback, max_points, convert_quadratic, passes)
     console.print(f"wrote {out}: {result.glyphs} glyphs varied, {len(result.over_limit)} static (over "
-                  f"{result.max_points} points), {len(result.fallback)} on the algorithmic fallback "
+                  f"{result.max_points} points), {len(result.repaired)} repaired by contour smoothing, "
+                  f"{len(result.fallback)} on the algorithmic fallback "
                   f"({', '.join(f'{k}: {v}' for k, v in result.fallback_checks.items()) or 'none refused'}; "
                   f"{result.clamped} fallback corners clamped); "
                   + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))

@@ -52,6 +52,7 @@ class NivExperimentConfig:
     train: TrainConfig
     train_eval_glyphs: int = 200  # training-font error on a seeded sample of training glyphs
     convert_charset: str = "ascii"  # held-out default instances are cut to this before conversion
+    repair_passes: int = 0  # contour-smoothing passes convert tries on a refused glyph (contour_repair), both arms
     bootstrap: int = 1000
 
 
@@ -123,6 +124,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
         "raster_iou_wght": float(np.mean([c["iou"]["niv"] for c in conversions])),
         "validated_share": float(np.mean([c["validated"]["niv"] for c in conversions])),
         "fallback_share_max": float(max(c["fallback_share"]["niv"] for c in conversions)),
+        "repaired_share_max": float(max(c["repaired_share"].get("niv", 0.0) for c in conversions)),
         "real_outline_refused": int(sum(c["real_refused"]["refused"] for c in conversions)),
         "loss_drop": niv_record.drop(), "train_error": on_train["niv"].summary()["error"],
         "codepoint_split_error": codepoints["niv"].summary()["error"] if codepoints else None,
@@ -301,18 +303,20 @@ def convert_held_out(test_families: list[str], cfg: NivExperimentConfig, niv, b1
         ranges = font_axes(TTFont(real, lazy=True))
         axes = ",".join(f"{t}={lo:g}:{d:g}:{hi:g}" for t, (lo, d, hi) in ranges.items())
         names = [n for n in simple_glyphs(TTFont(real))]
-        row = {"family": slug, "axes": axes, "validated": {}, "fallback_share": {}, "fallback_checks": {}, "clamped": {}, "iou": {},
-               "seconds": {}, "failure": {}, "real_refused": real_outline_refusals(TTFont(real))}
+        row = {"family": slug, "axes": axes, "validated": {}, "fallback_share": {}, "repaired_share": {},
+               "fallback_checks": {}, "clamped": {}, "iou": {}, "seconds": {}, "failure": {},
+               "real_refused": real_outline_refusals(TTFont(real))}
         for arm, predictor in (("niv", ModelPredictor(niv)), ("b1", AlgorithmicPredictor(b1))):
             target = out / f"{slug}-{arm}-VF.ttf"
             try:
-                done = convert(static, target, axes, predictor, b1, cfg.max_points)
+                done = convert(static, target, axes, predictor, b1, cfg.max_points, repair_passes=cfg.repair_passes)
             except ProceedingsError as err:
                 row["validated"][arm], row["fallback_share"][arm], row["iou"][arm] = False, 1.0, 0.0
                 row["failure"][arm] = str(err)
                 continue
             row["validated"][arm] = True
             row["fallback_share"][arm] = done.fallback_share
+            row["repaired_share"][arm] = done.repaired_share
             row["fallback_checks"][arm] = done.fallback_checks
             row["clamped"][arm] = done.clamped
             row["seconds"][arm] = done.seconds
