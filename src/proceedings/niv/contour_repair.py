@@ -38,11 +38,11 @@ def repair(default: np.ndarray, displacement: np.ndarray, on_curve: np.ndarray, 
            max_passes: int) -> tuple[np.ndarray, int] | None:
     """(the (C, P, 2) corner displacements smoothed by the fewest passes <= max_passes whose outline passes
     every check at every corner, that number of passes), or None when no level up to max_passes does."""
-    from proceedings.niv.outline_check import defects_at_corners
+    from proceedings.niv.outline_check import defects
 
     d = displacement
     for passes in range(1, max_passes + 1):
         d = smooth_along_contours(d, contour, 1)
-        if not defects_at_corners(default, d, on_curve, contour):
+        if not any(defects(default, default + corner, on_curve, contour) for corner in d):  # stops at a failure
             return d, passes
     return None
