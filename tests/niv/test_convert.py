@@ -125,3 +125,25 @@ def _truncated(source, path, keep=0.4):
 def _text_file(path):
     path.write_text("not a font, just a note someone named .ttf\n")
     return path
+
+
+def test_contour_repair_turns_noisy_refusals_into_sound_glyphs_before_the_fallback(open_sans_static, tmp_path):
+    import numpy as np
+
+    from proceedings.niv.baselines import fitted_baseline
+    from proceedings.niv.convert import AlgorithmicPredictor, convert
+
+    b1 = fitted_baseline()
+
+    class Noisy(AlgorithmicPredictor):
+        """B1 plus alternating point-to-point noise along each contour: what NIV's refused glyphs look like."""
+        def predict(self, glyphs, corners):
+            out = super().predict(glyphs, corners)
+            return [p + 0.03 * np.where(np.arange(g.n_points) % 2, 1, -1)[None, :, None] * (g.contour >= 0)[None, :, None]
+                    for g, p in zip(glyphs, out)]
+
+    plain = convert(open_sans_static, tmp_path / "a.ttf", "wght", Noisy(b1), b1)
+    fixed = convert(open_sans_static, tmp_path / "b.ttf", "wght", Noisy(b1), b1, repair_passes=4)
+    assert not plain.repaired and len(plain.fallback) > 10
+    assert fixed.repaired and len(fixed.fallback) < len(plain.fallback) - 10
+    assert set(fixed.repaired) | set(fixed.fallback) == set(plain.fallback)

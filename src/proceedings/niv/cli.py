@@ -69,14 +69,19 @@ def convert(
     max_points: int = typer.Option(504, help="Glyphs with more points stay static (with a warning)."),
     waterfall: bool = typer.Option(True, help="Also write OUT.png, a waterfall of the converted font."),
     convert_quadratic: bool = typer.Option(False, help="Accept CFF outlines, approximated by quadratics (cu2qu)."),
+    repair_passes: Optional[int] = typer.Option(None, help="Most contour-smoothing passes tried on a refused glyph "
+                                                           "before the algorithmic fallback; default: small's."),
 ) -> None:
     """Convert a static font to a variable font; OUT appears only if it passes `validate`."""
     from proceedings.niv.convert import convert as run
+    from proceedings.niv.experiment import CONFIGS
 
     predictor, fallback = load_predictor(model)
-    result = run(font, out, axes, predictor, fallback, max_points, convert_quadratic)
+    passes = CONFIGS["small"].repair_passes if repair_passes is None else repair_passes
+    result = run(font, out, axes, predictor, fallback, max_points, convert_quadratic, passes)
     console.print(f"wrote {out}: {result.glyphs} glyphs varied, {len(result.over_limit)} static (over "
-                  f"{result.max_points} points), {len(result.fallback)} on the algorithmic fallback "
+                  f"{result.max_points} points), {len(result.repaired)} repaired by contour smoothing, "
+                  f"{len(result.fallback)} on the algorithmic fallback "
                   f"({', '.join(f'{k}: {v}' for k, v in result.fallback_checks.items()) or 'none refused'}; "
                   f"{result.clamped} fallback corners clamped); "
                   + ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()))
@@ -186,3 +191,24 @@ def export_masters(
         raise ProceedingsError(f"'{font}' does not exist")
     masters = run(font, designspace)
     console.print(f"wrote {designspace} and {len(masters)} masters")
+
+
+@app.command()
+def rejudge(record: Path = typer.Argument(..., help="A several-seed results record, e.g. results/niv/small.json.")) -> None:
+    """Re-judge a several-seed record by today's verdict (the paired seed rule) from its seeds' own numbers."""
+    from proceedings.niv.experiment import rejudge as judge
+
+    if not record.is_file():
+        raise ProceedingsError(f"'{record}' does not exist")
+    try:
+        loaded = json.loads(record.read_text())
+    except json.JSONDecodeError as err:
+        raise ProceedingsError(f"'{record}' is not a JSON results record ({err.msg})") from None
+    checks, intervals = judge(loaded)
+    seeds = ", ".join(str(s["seed"]) for s in loaded["seeds"]["per_seed"])
+    console.print(f"seeds {seeds}: {sum(checks.values())} of {len(checks)} checks")
+    for path, (low, high) in intervals.items():
+        console.print(f"  {path.removeprefix('metrics.contrasts.')}: 95 % seed interval [{low:+.2f}, {high:+.2f}]"
+                      " (holds below 0)")
+    for rule, holds in checks.items():
+        console.print(f"  {'✓' if holds else '✗'} {rule}", markup=False, highlight=False)

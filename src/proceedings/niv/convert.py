@@ -2,8 +2,9 @@
 
 Input checks first (not a font, CFF outlines, already variable, unknown axis, OUT = IN), then the
 predictor gives every simple glyph's total displacement at every corner of the requested axes,
-each deformed glyph is checked for contour flips and new self-intersections (such glyphs fall back
-to the algorithmic baseline, counted), the font is compiled to a temporary file, validated, and only
+each deformed glyph is checked for contour flips and new self-intersections (a refused glyph is first
+smoothed along its contours, `repair_passes` levels at most, and only then falls back to the algorithmic
+baseline; both counted), the font is compiled to a temporary file, validated, and only
 then renamed to OUT. On any failure no OUT exists and the error names the failed check.
 """
 
@@ -21,6 +22,7 @@ import numpy as np
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.niv.baselines import AlgorithmicBaseline
+from proceedings.niv.contour_repair import repair
 from proceedings.niv.data import Glyph, point_features
 from proceedings.niv.export import corner_key, make_variable_font, parse_axes
 from proceedings.niv.fonts import open_font
@@ -67,8 +69,9 @@ class Conversion:
     glyphs: int = 0
     over_limit: list[str] = field(default_factory=list)  # stayed static
     max_points: int = 0  # the point limit applied: --max-points, lowered to the model's position table
+    repaired: list[str] = field(default_factory=list)  # refused prediction that contour smoothing made sound
     fallback: list[str] = field(default_factory=list)  # degenerate prediction -> algorithmic baseline
-    fallback_checks: dict[str, int] = field(default_factory=dict)  # check -> glyphs it refused (at any corner)
+    fallback_checks: dict[str, int] = field(default_factory=dict)  # check -> fallback glyphs it refused (any corner)
     clamped: int = 0  # fallback corners that failed the check too and were shrunk towards the default
     seconds: dict[str, float] = field(default_factory=dict)  # predict / compile / validate
     report: Report | None = None
@@ -76,6 +79,10 @@ class Conversion:
     @property
     def fallback_share(self) -> float:
         return len(self.fallback) / max(self.glyphs, 1)
+
+    @property
+    def repaired_share(self) -> float:
+        return len(self.repaired) / max(self.glyphs, 1)
 
 
 def check_input(in_path: Path, out_path: Path, convert_quadratic: bool = False):
@@ -162,8 +169,10 @@ def sound_fallback(glyph: Glyph, corner_vectors: np.ndarray, fallback: Algorithm
 
 
 def convert(in_path: Path | str, out_path: Path | str, axes: str, predictor: Predictor,
-            fallback: AlgorithmicBaseline, max_points: int = 504, convert_quadratic: bool = False) -> Conversion:
-    """Static TTF (or CFF OTF with `convert_quadratic`) -> variable TTF at `out_path`, validated first."""
+            fallback: AlgorithmicBaseline, max_points: int = 504, convert_quadratic: bool = False,
+            repair_passes: int = 0) -> Conversion:
+    """Static TTF (or CFF OTF with `convert_quadratic`) -> variable TTF at `out_path`, validated first;
+    `repair_passes`: the most contour-smoothing passes tried on a refused glyph before the fallback (0: none)."""
     in_path, out_path = Path(in_path), Path(out_path)
     font = check_input(in_path, out_path, convert_quadratic)
     axis_ranges = parse_axes(axes, font)
@@ -181,7 +190,11 @@ def convert(in_path: Path | str, out_path: Path | str, axes: str, predictor: Pre
     displacements = {}
     for glyph, pred in zip(glyphs, predicted):
         failed = defects_at_corners(glyph.points, pred, glyph.features[:, 2], glyph.contour)
-        if failed:
+        repaired = repair(glyph.points, pred, glyph.features[:, 2], glyph.contour, repair_passes) if failed else None
+        if repaired is not None:
+            result.repaired.append(glyph.name)
+            pred = repaired[0]
+        elif failed:
             result.fallback.append(glyph.name)
             for check in failed:
                 result.fallback_checks[check] = result.fallback_checks.get(check, 0) + 1
