@@ -1,4 +1,6 @@
 import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 import torch
@@ -70,6 +72,30 @@ def test_truncated_gguf_is_reported_as_corrupt(tmp_path, monkeypatch):
         load_causal_lm(broken)
     assert "\n" not in str(caught.value)
     assert not list((tmp_path / "cache" / "models").glob("broken*"))
+
+
+def test_parallel_workers_on_a_cold_cache_build_the_model_once(tmp_path, monkeypatch):
+    """Two workers that start together: one de-quantises, the other waits and reads its entry (a second
+    build used to replace the entry under the first worker while it was loading it)."""
+    monkeypatch.setenv("PROCEEDINGS_CACHE", str(tmp_path / "cache"))
+    gguf = tmp_path / "fake.gguf"
+    gguf.write_bytes(b"not read: _from_gguf is replaced")
+    builds = []
+
+    class Saved:
+        def save_pretrained(self, directory):
+            (Path(directory) / f"{id(self)}.bin").write_bytes(b"w")
+
+    def slow_build(path):
+        builds.append(path)
+        time.sleep(0.3)
+        return Saved(), Saved()
+
+    monkeypatch.setattr(models, "_from_gguf", slow_build)
+    with ThreadPoolExecutor(2) as pool:
+        entries = list(pool.map(lambda _: models.dequantized_gguf(gguf), range(2)))
+    assert len(builds) == 1
+    assert entries[0] == entries[1] and (entries[0] / models._COMPLETE).exists()
 
 
 def test_truncated_safetensors_in_a_model_directory_is_reported(tmp_path):

@@ -14,6 +14,7 @@ A GGUF file is de-quantised to float32 once and cached as safetensors + tokenize
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import importlib.util
@@ -145,19 +146,25 @@ def dequantized_gguf(gguf_path: Path) -> Path:
     entry = cache_root() / "models" / f"{gguf_path.stem}-{key}"
     if (entry / _COMPLETE).exists():
         return entry
-    _require("gguf", "reading GGUF files")
-    log.info("de-quantising %s into %s (once)", gguf_path, entry)
-    model, tokenizer = _from_gguf(gguf_path)
     entry.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=entry.parent, prefix=f".{entry.name}."))
-    try:
-        model.save_pretrained(staging)
-        tokenizer.save_pretrained(staging)
-        (staging / _COMPLETE).write_text(str(gguf_path) + "\n")
-        shutil.rmtree(entry, ignore_errors=True)
-        os.replace(staging, entry)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    # One builder at a time: a second process (a parallel worker on a cold cache) waits, then reads the
+    # finished entry instead of replacing it under a process that is already loading it.
+    with open(entry.parent / f".{entry.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (entry / _COMPLETE).exists():
+            return entry
+        _require("gguf", "reading GGUF files")
+        log.info("de-quantising %s into %s (once)", gguf_path, entry)
+        model, tokenizer = _from_gguf(gguf_path)
+        staging = Path(tempfile.mkdtemp(dir=entry.parent, prefix=f".{entry.name}."))
+        try:
+            model.save_pretrained(staging)
+            tokenizer.save_pretrained(staging)
+            (staging / _COMPLETE).write_text(str(gguf_path) + "\n")
+            shutil.rmtree(entry, ignore_errors=True)
+            os.replace(staging, entry)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
     return entry
 
 
