@@ -64,3 +64,31 @@ def test_arms_advance_one_evaluation_period_each_in_turn(tiny_editing, invented,
     experiment.run_streams_in_rounds(model, tok, invented[0][:2], None, arms, cfg)
     assert calls[:4] == [("memit", 1), ("memit+nas", 1), ("memit", 2), ("memit+nas", 2)]
     assert all((run_dir / "summary.json").exists() for run_dir in arms)
+
+
+def test_a_kept_stream_without_its_end_state_runs_again(tiny_editing, invented, tiny_hparams, tmp_path):
+    """A fresh clone has the committed run folders but not their git-ignored resume/state.pt, which the loop
+    gain at the end reads: such a folder is cleared and run again (`make demo` crashed on it)."""
+    import shutil
+    from dataclasses import asdict
+
+    from proceedings.core.runtime import save_checkpoint
+    from proceedings.nas.datasets import counterfact_records
+    from proceedings.nas.stream import StreamConfig
+
+    model, _ = tiny_editing
+    hp, cfg, requests = tiny_hparams(model), StreamConfig(batch_size=1, eval_every=1), invented[0][:2]
+    run = tmp_path / "memit"
+
+    def kept(with_state: bool) -> str:
+        shutil.rmtree(run, ignore_errors=True)
+        run.mkdir()
+        (run / "params.json").write_text(json.dumps({"hparams": asdict(hp), "stream": asdict(cfg)}))
+        (run / "requests.json").write_text(json.dumps(counterfact_records(requests)))
+        (run / "summary.json").write_text("{}")
+        if with_state:
+            save_checkpoint(run / "resume" / "state.pt", {"editor": {}})
+        return experiment._run_state(run, hp, cfg, requests)
+
+    assert kept(with_state=True) == "finished"
+    assert kept(with_state=False) == "fresh" and not run.exists()

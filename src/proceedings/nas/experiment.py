@@ -225,10 +225,10 @@ def _run_state(run_dir: Path, hp: EditHparams, stream_cfg: StreamConfig, request
                 and json.loads((run_dir / "requests.json").read_text()) == counterfact_records(requests))
     except (OSError, ValueError, KeyError):
         same = False
-    if same and (run_dir / "summary.json").exists():
-        return "finished"
     if same and (run_dir / "resume" / "state.pt").exists():
-        return "unfinished"
+        # the end state is needed as well as the summary (the loop gain at the end); a committed record's
+        # folder has no state (results/nas/.gitignore), so on a fresh clone its stream runs again
+        return "finished" if (run_dir / "summary.json").exists() else "unfinished"
     _fresh(run_dir)
     return "fresh"
 
