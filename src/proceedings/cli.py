@@ -119,9 +119,11 @@ def reproduce(
         console.rule(f"{system.slug} ({scale})")
         try:
             result = system.reproduce(scale, seeds=chosen, threads=threads)
-        except ProceedingsError as err:
+        except Exception as err:  # `all` goes on to the next system and names the failures at the end
             if slug != "all":
                 raise
+            if not isinstance(err, ProceedingsError):  # a defect: its traceback is what a bug report needs
+                errors.print_exception()
             errors.print(f"[red]{system.slug} failed:[/red] {escape(str(err))}")
             failed.append(system.slug)
             continue

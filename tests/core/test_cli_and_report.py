@@ -103,3 +103,21 @@ def test_a_damaged_or_unknown_record_stops_the_report_and_leaves_the_old_one(tmp
     (tmp_path / "pro" / "tiny.json").write_text("{ not json")
     with pytest.raises(ProceedingsError, match="not valid JSON"):
         render(root=tmp_path, report_dir=docs)
+
+
+def test_reproduce_all_goes_on_past_a_crashing_system_and_names_it(monkeypatch):
+    """`make demo` stopped at the first system that raised something other than a ProceedingsError."""
+    from types import SimpleNamespace
+
+    import proceedings.cli as cli
+
+    def crash(*args, **kwargs):
+        raise TypeError("'NoneType' object is not subscriptable")
+
+    ran = []
+    fine = SimpleNamespace(slug="pro", implemented=True,
+                           reproduce=lambda *a, **k: ran.append("pro") or make_result(duration_s=1.0, cpu_s=1.0))
+    monkeypatch.setattr(cli, "SYSTEMS", [SimpleNamespace(slug="nas", implemented=True, reproduce=crash), fine])
+    out = CliRunner().invoke(app, ["reproduce", "all"])
+    assert ran == ["pro"] and isinstance(out.exception, ProceedingsError)
+    assert str(out.exception) == "1 system(s) failed: nas"
