@@ -7,7 +7,9 @@ value, not re-tuned). For each glyph the outline check refuses, each mode's writ
 where the mode repairs no level <= 32, the fallback (B1 shrunk until sound, as convert writes it). Corner mode is
 adopted iff (a) it leaves no more glyphs on the fallback than glyph mode and (b) the mean point error (per 1000 UPM)
 of the written outlines over every refused glyph, pooled over both seeds, is no higher. No held-out family is read.
-Usage: PYTHONPATH=src python results/niv/r14/repair_mode_tune.py OUT.json"""
+Usage: PYTHONPATH=src python results/niv/r14/repair_mode_tune.py OUT.json, with the src of commit 2a59d3f
+(`git worktree add /tmp/r 2a59d3f`, PYTHONPATH=/tmp/r/src), whose contour_repair.repair is glyph mode; from 7e4503b on
+`repair` is corner mode itself, so both columns would be corner mode."""
 import json, sys, time
 from pathlib import Path
 import numpy as np
