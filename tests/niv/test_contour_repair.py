@@ -35,3 +35,12 @@ def test_repair_keeps_the_first_level_that_passes_and_gives_up_beyond_max_passes
     assert passes >= 1 and not defects(SQUARE, SQUARE + fixed[0], on, contour)
     assert np.allclose(fixed, smooth_along_contours(noisy, contour, passes))
     assert repair(SQUARE, noisy, on, contour, max_passes=passes - 1) is None
+
+
+def test_repair_works_per_corner_and_keeps_sound_corners_as_predicted():
+    on, contour = np.ones(4), np.zeros(4, int)
+    noisy = np.array([[0, 0], [0, 0], [-150, 0], [0, 0]], float)  # refused
+    sound = np.array([[4, 0], [-4, 0], [4, 0], [-4, 0]], float)  # passes, but smoothing would change it
+    fixed, passes = repair(SQUARE, np.stack([noisy, sound]), on, contour, max_passes=8)
+    assert np.array_equal(fixed[1], sound)
+    assert np.allclose(fixed[0], smooth_along_contours(noisy, contour, passes))

@@ -69,7 +69,7 @@ def convert(
     max_points: int = typer.Option(504, help="Glyphs with more points stay static (with a warning)."),
     waterfall: bool = typer.Option(True, help="Also write OUT.png, a waterfall of the converted font."),
     convert_quadratic: bool = typer.Option(False, help="Accept CFF outlines, approximated by quadratics (cu2qu)."),
-    repair_passes: Optional[int] = typer.Option(None, help="Most contour-smoothing passes tried on a refused glyph "
+    repair_passes: Optional[int] = typer.Option(None, help="Most contour-smoothing passes tried on a refused corner "
                                                            "before the algorithmic fallback; default: small's."),
 ) -> None:
     """Convert a static font to a variable font; OUT appears only if it passes `validate`."""

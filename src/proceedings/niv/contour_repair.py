@@ -5,8 +5,10 @@ simplest, neighbour-consistency form. NIV's refused glyphs are almost all new se
 strokes, caused by point-to-point noise rather than overshoot (README, "Why glyphs fall back"); averaging each
 point's displacement with its two contour neighbours, d <- 1/2 d + 1/4 (d_prev + d_next), removes that noise
 while leaving any displacement that varies slowly along the outline (a translation, a scale) unchanged. Phantom
-points (advance, side bearings) are never smoothed. Convert tries 1, 2, ... up to a preset's number of passes
-and keeps the first outline that passes every check; only a glyph no level repairs falls back to B1.
+points (advance, side bearings) are never smoothed. Convert repairs each corner on its own (round 14): a corner
+that passes every check is kept as predicted, a refused one gets the fewest passes, up to a preset's number, after
+which it passes; only a glyph with a corner that no level repairs falls back to B1. (Round 13 smoothed all corners
+by one common level; smoothing also breaks sound corners of serifed glyphs, so that level often exceeded the cap.)
 """
 
 from __future__ import annotations
@@ -36,13 +38,19 @@ def smooth_along_contours(displacement: np.ndarray, contour: np.ndarray, passes:
 
 def repair(default: np.ndarray, displacement: np.ndarray, on_curve: np.ndarray, contour: np.ndarray,
            max_passes: int) -> tuple[np.ndarray, int] | None:
-    """(the (C, P, 2) corner displacements smoothed by the fewest passes <= max_passes whose outline passes
-    every check at every corner, that number of passes), or None when no level up to max_passes does."""
+    """(the (C, P, 2) corner displacements, each sound corner as given and each refused one smoothed by its own
+    fewest passes <= max_passes that make it pass every check; the most passes any corner took), or None when
+    some corner has no such level."""
     from proceedings.niv.outline_check import defects
 
-    d = displacement
-    for passes in range(1, max_passes + 1):
-        d = smooth_along_contours(d, contour, 1)
-        if not any(defects(default, default + corner, on_curve, contour) for corner in d):  # stops at a failure
-            return d, passes
-    return None
+    repaired, most = [], 0
+    for d in displacement:
+        passes = 0
+        while defects(default, default + d, on_curve, contour):
+            passes += 1
+            if passes > max_passes:
+                return None
+            d = smooth_along_contours(d, contour, 1)
+        repaired.append(d)
+        most = max(most, passes)
+    return np.stack(repaired), most

@@ -2,10 +2,10 @@
 
 Input checks first (not a font, CFF outlines, already variable, unknown axis, OUT = IN), then the
 predictor gives every simple glyph's total displacement at every corner of the requested axes,
-each deformed glyph is checked for contour flips and new self-intersections (a refused glyph is first
-smoothed along its contours, `repair_passes` levels at most, and only then falls back to the algorithmic
-baseline; both counted), the font is compiled to a temporary file, validated, and only
-then renamed to OUT. On any failure no OUT exists and the error names the failed check.
+each deformed glyph is checked for contour flips and new self-intersections (each refused corner is first
+smoothed along its contours by its own fewest passes, `repair_passes` at most; only a glyph with a corner that no
+level repairs falls back to the algorithmic baseline; both counted), the font is compiled to a temporary file,
+validated, and only then renamed to OUT. On any failure no OUT exists and the error names the failed check.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def convert(in_path: Path | str, out_path: Path | str, axes: str, predictor: Pre
             fallback: AlgorithmicBaseline, max_points: int = 504, convert_quadratic: bool = False,
             repair_passes: int = 0) -> Conversion:
     """Static TTF (or CFF OTF with `convert_quadratic`) -> variable TTF at `out_path`, validated first;
-    `repair_passes`: the most contour-smoothing passes tried on a refused glyph before the fallback (0: none)."""
+    `repair_passes`: the most contour-smoothing passes tried on each refused corner before the fallback (0: none)."""
     in_path, out_path = Path(in_path), Path(out_path)
     font = check_input(in_path, out_path, convert_quadratic)
     axis_ranges = parse_axes(axes, font)

@@ -52,7 +52,7 @@ class NivExperimentConfig:
     train: TrainConfig
     train_eval_glyphs: int = 200  # training-font error on a seeded sample of training glyphs
     convert_charset: str = "ascii"  # held-out default instances are cut to this before conversion
-    repair_passes: int = 0  # contour-smoothing passes convert tries on a refused glyph (contour_repair), both arms
+    repair_passes: int = 0  # contour-smoothing passes convert tries on a refused corner (contour_repair), both arms
     bootstrap: int = 1000
 
 
