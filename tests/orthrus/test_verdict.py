@@ -93,3 +93,31 @@ def test_the_committed_seed_records_hold_no_measurement_in_config_and_share_one_
     configs = [json.loads((RESULTS / name).read_text())["config"] for name in RECORDS if name.startswith("seeds/")]
     assert len(configs) == 3 and not any(set(MEASUREMENTS) & set(c) for c in configs)
     assert all(_without_seeds(c) == _without_seeds(configs[0]) for c in configs)
+
+
+def _arm(name, tokens, wall_s, cpu_s, latencies_ms, extras=()):
+    from proceedings.core.bench import ArmStats, DecodeTrace
+
+    return ArmStats(name=name, tokens=tokens, wall_min_s=wall_s, wall_median_s=wall_s, cpu_s=cpu_s,
+                    latency_ms_mean=sum(latencies_ms) / len(latencies_ms), latency_ms_p50=sorted(latencies_ms)[
+                        len(latencies_ms) // 2], latency_ms_p90=max(latencies_ms), reference="ar",
+                    exact_prompts=1, prompts=1, traces=[DecodeTrace([0] * tokens, [], wall_s, dict(extras))])
+
+
+def test_the_cost_model_compares_cpu_time_with_cpu_time_and_ignores_a_skewed_wall_clock():
+    """Round 14: AR costs 100 CPU-ms a token and an Orthrus round (tau 2) 400 CPU-ms, so both the prediction and
+    the CPU speed-up are 0.5. Load spikes make the wall clock right-skewed (AR median step 80 ms, mean 140 ms);
+    the old prediction (tau x median wall step / mean wall round) read 0.4 here, 20 % off."""
+    from proceedings.core.bench import BenchmarkReport
+    from proceedings.orthrus.experiment import arm_numbers
+
+    rounds = {"rounds": 50, "accepted": [1] * 50, "draft_s": 50 * 0.2, "verify_s": 50 * 0.2,
+              "draft_cpu_s": 50 * 0.19, "verify_cpu_s": 50 * 0.21}
+    bench = BenchmarkReport({"ar": _arm("ar", 100, 14.0, 10.0, [80.0] * 60 + [230.0] * 40),
+                             "orthrus-b8": _arm("orthrus-b8", 100, 20.0, 20.0, [200.0] * 100, rounds)},
+                            reference="ar", repeats=1, load_average=(9.0, 9.0, 9.0), threads=1)
+    row = arm_numbers(bench, "orthrus-b8")
+    assert row["tau"] == 2.0 and row["ar_cpu_ms_per_token"] == pytest.approx(100.0)
+    assert row["diffusion_cpu_ms"] == pytest.approx(190.0) and row["verify_cpu_ms"] == pytest.approx(210.0)
+    assert row["predicted_speedup"] == pytest.approx(0.5) and row["speedup_cpu"] == pytest.approx(0.5)
+    assert 2.0 * bench.arms["ar"].latency_ms_p50 / (row["diffusion_ms"] + row["verify_ms"]) == pytest.approx(0.4)

@@ -3,7 +3,8 @@
 State lives in /tmp/orthrus-probe/<name>/: train.pt (train_view's checkpoint), log.json (tau per milestone,
 per prompt so a measurement resumes); a probe's log is committed beside this script as <seed>-<setting>.json.
 Each piece goes under the shared lane-A lock, e.g. `flock /tmp/proceedings-heavy.lock python probe.py ...`. Usage:
-  probe.py NAME --seed 2 --lr 1e-3 --steps 120 --milestones 0,60,120 [--init PATH] [--prompts 20] [--budget-s 330]
+  probe.py NAME --seed 2 --lr 1e-3 --steps 120 --milestones 0,60,120 [--train-prompts 160] [--kl 1 --gamma 0.8]
+           [--init PATH] [--prompts 20] [--budget-s 330]
 """
 
 import argparse
@@ -28,6 +29,7 @@ p.add_argument("name")
 p.add_argument("--seed", type=int, default=2)
 p.add_argument("--lr", type=float, default=2e-4)
 p.add_argument("--steps", type=int, default=120)
+p.add_argument("--train-prompts", type=int, default=160)  # distinct self-distilled training responses
 p.add_argument("--kl", type=float, default=1.0)
 p.add_argument("--gamma", type=float, default=0.8)
 p.add_argument("--warmup", type=float, default=0.02)
@@ -43,7 +45,7 @@ home.mkdir(parents=True, exist_ok=True)
 log_path = home / "log.json"
 log = json.loads(log_path.read_text()) if log_path.exists() else {"args": vars(a), "milestones": {}}
 seed_everything(a.seed)
-cfg = experiment_config("small", a.seed)
+cfg = replace(experiment_config("small", a.seed), train_prompts=a.train_prompts)
 train_cfg = replace(cfg.train, lr=a.lr, steps=a.steps, kl_weight=a.kl, gamma=a.gamma, warmup=a.warmup,
                     checkpoint_every=5)
 work = load_workload(cfg, a.seed)
