@@ -59,3 +59,17 @@ def test_masked_and_full_samplers_draw_the_same_clips_and_mpr_only_removes_point
 def test_stage1_loss_falls_in_a_few_steps(clips):
     log = train(_stage1(), shape_loss, batch_sampler(clips, 4, 0, False), TrainConfig(steps=25, batch=4, lr=3e-3))
     assert np.mean(log.losses[-5:]) < 0.95 * np.mean(log.losses[:3])
+
+
+def test_b1_trains_for_stage1_plus_stage2_steps_and_small_gives_each_mf_network_the_same(clips, tmp_path):
+    from dataclasses import replace
+
+    from proceedings.motionforcing.experiment import CONFIGS, train_arms
+
+    micro = replace(CONFIGS["tiny"], size=16, frames=4, width_stage1=4, width_stage2=4, steps_stage1=3,
+                    steps_stage2=2, localiser_steps=1, localiser_batch=4, localiser_width=4, batch=2)
+    logs = train_arms(micro, clips, 0, tmp_path).logs
+    assert {name: len(log.losses) for name, log in logs.items() if name != "localiser"} == {
+        "stage1_mpr": 3, "stage1_no_mpr": 3, "stage2": 2, "direct_mpr": 5}
+    small = CONFIGS["small"]  # round 5: one step budget per MF network (README), B1 their sum
+    assert small.steps_stage1 == small.steps_stage2
