@@ -1,6 +1,6 @@
 """The schema probe readers pass gate G1: GT video is read right (change >= 0.95, anchor >= 0.97), a
-frozen-first-frame video is read wrong on dynamic ops and judged static, and a recoloured frame fails
-exactly the colour probe of that object."""
+frozen-first-frame video is read wrong on dynamic ops and judged static, a recoloured frame fails
+exactly the colour probe of that object, and a recolour is read as changed on GT and as unchanged while the old colour stays."""
 
 import numpy as np
 import pytest
@@ -41,3 +41,18 @@ def test_a_wrong_colour_fails_only_that_objects_colour_probe(bench):
     right = SchemaReaders().answer([frame], [(ep, 0)], [probes])[0]
     assert not right[index]
     assert right[[i for i, p in enumerate(probes) if p.reader in ("weather", "environment")]].all()
+
+
+def test_a_recolour_reads_changed_on_gt_and_unchanged_while_the_old_colour_stays():
+    """Round 14's first question: recolor reads 0.00-0.04 in every trained model; the judge is not why."""
+    episodes = build_episodes(range(20_000_000, 20_000_006), segments=2, stage=4, max_objects=2, depths=(1,),
+                              operators=("recolor",))
+    readers, reads = SchemaReaders(), {"gt": [], "old colour": []}
+    for ep in episodes:
+        for s in range(ep.segments):
+            probes = [p for p in ep.probes if p.segment == s]
+            index = next(i for i, p in enumerate(probes) if p.kind == "change" and p.reader == "color")
+            end = ep.frames[2 + (s + 1) * 8 - 1].astype(np.float32) / 255
+            for name, frame in (("gt", end), ("old colour", ep.frames[2 + s * 8 - 1].astype(np.float32) / 255)):
+                reads[name].append(readers.read(frame, ep, s, index, probes[index]))
+    assert all(reads["gt"]) and not any(reads["old colour"])

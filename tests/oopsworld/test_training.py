@@ -194,10 +194,11 @@ def test_the_generator_options_of_a_preset_reach_every_arm(data):
 
     from proceedings.oopsworld.experiment import CONFIGS, train_arms
 
-    micro = replace(CONFIGS["tiny"], channels=(8, 16, 16), steps=2, batch=2, palette=True, layers=2, ramp=True)
+    micro = replace(CONFIGS["tiny"], channels=(8, 16, 16), steps=2, batch=2, palette=True, layers=2, ramp=True,
+                    erase=True)
     arms, _ = train_arms(micro, data, {})
-    assert {name: (m.config.palette, m.config.layers, m.config.ramp) for name, m in arms.items()} == {
-        "teacher": (True, 2, True), "b2": (True, 2, True), "oopsworld": (True, 2, True)}
+    assert {name: (m.config.palette, m.config.layers, m.config.ramp, m.config.erase) for name, m in arms.items()} == {
+        "teacher": (True, 2, True, True), "b2": (True, 2, True, True), "oopsworld": (True, 2, True, True)}
     assert all(hasattr(m, "shift_head") and not hasattr(m, "flow_head") for m in arms.values())
 
 
@@ -216,3 +217,21 @@ def test_with_a_ramp_the_frames_between_fade_in_the_end_states_one_redraw(data):
     for f, share in enumerate([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 1.0]):
         assert torch.allclose(out[:, f], last + share * (0.5 - last), atol=1e-5)
     assert not hasattr(model, "between")
+
+
+def test_the_erase_mask_clears_to_the_surrounding_background_and_the_redraw_paints_over_it():
+    model = ChunkGenerator(GeneratorConfig(channels=(8, 16, 16), token_dim=16, erase=True)).eval()
+    last, _ = _dot_scene()
+    base = last[:, None]  # (1, 1, 3, H, W): one frame
+    paint = torch.zeros(1, 1, 5, 32, 32)  # colour logits (mid-grey), erase logit, mask logit
+    paint[:, :, 4] = -100.0  # the redraw closed everywhere
+    paint[:, :, 3] = -100.0
+    kept = model._paint(base, paint, torch.ones(1, 1, 3, 1, 1))
+    paint[:, :, 3, 8:12, 8:12] = 100.0  # erase the object: what is left is the background around it
+    cleared = model._paint(base, paint, torch.ones(1, 1, 3, 1, 1))
+    paint[:, :, 4, 9:11, 9:11] = 100.0  # and redraw its middle in the colour (mid-grey)
+    redrawn = model._paint(base, paint, torch.ones(1, 1, 3, 1, 1))
+    assert torch.allclose(kept, base, atol=1e-6)
+    assert torch.allclose(cleared, torch.full_like(cleared, 0.2), atol=1e-5)
+    assert torch.allclose(redrawn[..., 9:11, 9:11], torch.tensor(0.5), atol=1e-5)
+    assert torch.allclose(redrawn[..., 8, 8:12], torch.tensor(0.2), atol=1e-5)

@@ -118,6 +118,8 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
                                      "default: the preset's)."),
           ramp: bool = typer.Option(None, "--ramp/--free-between", help="In-between frames fade in the end "
                                     "state's redraw (default: the preset's)."),
+          erase: bool = typer.Option(None, "--erase/--no-erase", help="A second mask clears to the surrounding "
+                                     "background before the redraw paints (default: the preset's)."),
           seed: int = typer.Option(0)) -> None:
     """Train the teacher (= B1), B2 and OopsWorld of a preset; rerun the same command to resume."""
     from proceedings.core.runtime import set_threads
@@ -125,7 +127,8 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
     from proceedings.oopsworld.rollout import save_model
 
     set_threads()
-    generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp)) if v is not None}
+    generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp),
+                                                   ("erase", erase)) if v is not None}
     config = _config(scale, seed, steps, operators, **generator)
     timings: dict = {}
     arms, losses = train_arms(config, training_data(config), timings, checkpoints=out)

@@ -12,7 +12,10 @@ paints the redrawn region from the world's colour vocabulary (a softmax per pixe
 tint) instead of free RGB, and `layers` moves the last frame's content as J object layers and a
 background, each by its own per-frame displacement, instead of a dense 8x8 flow. `ramp` gives the
 in-between frames no redraw of their own: they fade in the end state's (round 13: their K-1 free
-paints flickered, so every generated chunk was judged dynamic).
+paints flickered, so every generated chunk was judged dynamic). `erase` (round 14) gives the redraw a second
+mask that clears the frame to its surrounding background (what a moved object uncovers), so the redraw's colour
+need not learn backgrounds: trained on recolor alone the colour follows the request, beside moves it paints
+background on the recoloured object (README, round 14).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class GeneratorConfig:
     palette: bool = False  # the redraw's colour is a softmax over PALETTE (times a per-frame tint), not free RGB
     layers: int = 0  # J > 0: the warp moves J object layers + the background rigidly instead of the 8x8 flow
     ramp: bool = False  # in-between frames fade in the end state's one redraw (a per-frame ramp), no K-1 own paints
+    erase: bool = False  # a second mask clears to the surrounding background before the redraw paints (round 14)
 
 
 MASK_BIAS = -3.0  # initial mask logit: sigmoid(-3) = 0.05
@@ -120,8 +124,10 @@ class ChunkGenerator(nn.Module):
         self.up1, self.dec1 = nn.ConvTranspose2d(c2, c1, 4, stride=2, padding=1), ResBlock(2 * c1, c1)
         if config.palette and not config.masked:
             raise ValueError("palette paints the masked redraw; use masked=True with palette=True")
-        colours = len(PALETTE) if config.palette else 3
-        paint = colours + 1 if config.masked else 3  # colour (+ mask logit) per frame
+        if config.erase and not config.masked:
+            raise ValueError("erase clears before the masked redraw; use masked=True with erase=True")
+        self.colours = len(PALETTE) if config.palette else 3
+        paint = self.colours + config.erase + 1 if config.masked else 3  # colour (+ erase logit) (+ mask logit)
         self.end_head = nn.Conv2d(c1, paint, 3, padding=1)
         if config.ramp and not config.masked:
             raise ValueError("ramp fades in the masked redraw; use masked=True with ramp=True")
@@ -137,8 +143,8 @@ class ChunkGenerator(nn.Module):
             self.tone_head = nn.Linear(c3, 3 * config.frames)  # per-frame log-gain per channel (global tints)
             nn.init.zeros_(self.tone_head.weight)
             nn.init.zeros_(self.tone_head.bias)
-            for head in (self.end_head, *(() if config.ramp else (self.between[-1],))):  # mask nearly closed: copy
-                nn.init.constant_(head.bias.view(-1, paint)[:, -1], MASK_BIAS)
+            for head in (self.end_head, *(() if config.ramp else (self.between[-1],))):  # masks nearly closed: copy
+                nn.init.constant_(head.bias.view(-1, paint)[:, self.colours:], MASK_BIAS)
         if config.palette:  # per-frame tint of the palette per channel (time of day), log-gain 0 at start
             self.tint_head = nn.Linear(c3, 3 * config.frames)
             nn.init.zeros_(self.tint_head.weight)
@@ -189,14 +195,19 @@ class ChunkGenerator(nn.Module):
                ) -> torch.Tensor:
         """Masked redraw (B, F, 3, H, W): base + share * sigmoid(mask) * (colour - base), so what the mask leaves
         closed is kept exactly; the colour is sigmoid RGB, or with a palette tint * softmax(logits) @ PALETTE;
+        with `erase`, the base is first cleared where share * sigmoid(erase) opens, to the background around it;
         without masks, a free residual on the base."""
         if not self.config.masked:
             return base + paint
+        if self.config.erase:
+            hole = share * torch.sigmoid(paint[:, :, -2:-1])
+            base = fill_holes(base.flatten(0, 1), 1 - hole.flatten(0, 1)).reshape(base.shape)
         mask = share * torch.sigmoid(paint[:, :, -1:])
         if not self.config.palette:
             colour = torch.sigmoid(paint[:, :, :3])
         else:  # (B, F, P, H, W) weights x (P, 3) colours -> (B, F, 3, H, W)
-            colour = tint * torch.einsum("bfphw,pc->bfchw", torch.softmax(paint[:, :, :-1], 2), PALETTE.to(base))
+            colour = tint * torch.einsum("bfphw,pc->bfchw", torch.softmax(paint[:, :, :self.colours], 2),
+                                         PALETTE.to(base))
         return base + mask * (colour - base)
 
     def _layered(self, last: torch.Tensor, features: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
@@ -233,12 +244,7 @@ def move_layers(last: torch.Tensor, assign: torch.Tensor, shift: torch.Tensor) -
     premultiplied). With zero shifts and a hard assignment the frame is kept exactly."""
     b, _, h, w = last.shape
     k, j = shift.shape[1], assign.shape[1]
-    ground = assign[:, :1]
-    near = F.avg_pool2d(ground * last, INPAINT, 1, INPAINT // 2, count_include_pad=False)
-    weight = F.avg_pool2d(ground, INPAINT, 1, INPAINT // 2, count_include_pad=False)
-    far = 1e-2 * ground.mean((2, 3), keepdim=True)  # where no background is near: the frame's mean background
-    fill = (near + 1e-2 * (ground * last).mean((2, 3), keepdim=True)) / (weight + far + 1e-6)
-    background = last + (1 - ground) * (fill - last)
+    background = fill_holes(last, assign[:, :1])
     rep = lambda x: x[:, None].expand(-1, k, *x.shape[1:]).reshape(b * k, *x.shape[1:])  # noqa: E731
     shift = shift.reshape(b * k, j, 2)
     out = _shift(rep(background), shift[:, 0], "border")
@@ -246,6 +252,16 @@ def move_layers(last: torch.Tensor, assign: torch.Tensor, shift: torch.Tensor) -
     for n in range(1, j):
         out = out * (1 - _shift(alphas[:, n - 1], shift[:, n], "zeros")) + _shift(objects[:, n - 1], shift[:, n], "zeros")
     return out.reshape(b, k, 3, h, w)
+
+
+def fill_holes(image: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """`image` (N, C, H, W) with what `keep` (N, 1, H, W) in [0, 1] leaves out replaced by the mean of the kept pixels
+    within INPAINT px (where none is near: the image's mean kept colour), softly: image + (1 - keep) * (fill - image)."""
+    near = F.avg_pool2d(keep * image, INPAINT, 1, INPAINT // 2, count_include_pad=False)
+    weight = F.avg_pool2d(keep, INPAINT, 1, INPAINT // 2, count_include_pad=False)
+    far = 1e-2 * keep.mean((2, 3), keepdim=True)
+    fill = (near + 1e-2 * (keep * image).mean((2, 3), keepdim=True)) / (weight + far + 1e-6)
+    return image + (1 - keep) * (fill - image)
 
 
 def _shift(image: torch.Tensor, shift: torch.Tensor, padding: str) -> torch.Tensor:
