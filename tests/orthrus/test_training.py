@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from proceedings.core.errors import ProceedingsError
+from proceedings.core.runtime import load_checkpoint
 from proceedings.core.speculative import autoregressive_decode
 from proceedings.orthrus.dual_view import DiffusionView
 from proceedings.orthrus.training import TrainConfig, block_anchors, dual_pass_mask, train_view
@@ -62,3 +63,15 @@ def test_a_checkpoint_made_with_other_settings_is_refused(pattern_base, sequence
     with pytest.raises(ProceedingsError, match="other settings"):
         train_view(base, DiffusionView(base, 4), sequences, TrainConfig(steps=2, batch=1), checkpoint=tmp_path / "c.pt",
                    resume=True)
+
+
+def test_a_constant_schedule_holds_the_peak_rate_after_warm_up_where_cosine_decays(pattern_base, sequences, tmp_path):
+    base = copy.deepcopy(pattern_base)
+    rates = {}
+    for schedule in ("cosine", "constant"):
+        cfg = TrainConfig(steps=4, batch=1, lr=1e-3, warmup=0.25, schedule=schedule)
+        train_view(base, DiffusionView(base, 4), sequences, cfg, checkpoint=tmp_path / f"{schedule}.pt")
+        rates[schedule] = load_checkpoint(tmp_path / f"{schedule}.pt")["scheduler"]["_last_lr"][0]
+    assert rates["constant"] == pytest.approx(1e-3) and rates["cosine"] < 1e-4
+    with pytest.raises(ProceedingsError, match="unknown schedule 'linear'"):
+        train_view(base, DiffusionView(base, 4), sequences, TrainConfig(steps=1, batch=1, schedule="linear"))

@@ -82,7 +82,8 @@ def test_migration_moves_the_measurements_out_of_config_and_changes_no_number():
     assert new["metrics"] == {"tau": 2.1, "arms": {"ar": {"tokens_per_s": 8.7}}, "loss_curve": [3.0, 2.5],
                               "training_cpu_s": {"orthrus": 703.0}}
     assert new["config"] == {"base": "smollm2-135m", "audit_bf16_prompts": 5, "device": "cpu",
-                             "train": {"steps": 120, "seed": 0, "precision": "fp32", "attention": "sdpa"}}
+                             "train": {"steps": 120, "seed": 0, "precision": "fp32", "attention": "sdpa",
+                                                                        "schedule": "cosine"}}
     assert new["baseline"] == old["baseline"] and new["checks"] == old["checks"]
     assert "arms" in old["config"] and migrate_record(new) == new  # the input is untouched; migrating twice is a no-op
     with pytest.raises(ProceedingsError, match="'arms' in both config and metrics"):

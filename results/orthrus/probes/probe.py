@@ -4,6 +4,7 @@ State lives in /tmp/orthrus-probe/<name>/: train.pt (train_view's checkpoint), l
 per prompt so a measurement resumes); a probe's log is committed beside this script as <seed>-<setting>.json.
 Each piece goes under the shared lane-A lock, e.g. `flock /tmp/proceedings-heavy.lock python probe.py ...`. Usage:
   probe.py NAME --seed 2 --lr 1e-3 --steps 120 --milestones 0,60,120 [--train-prompts 160] [--kl 1 --gamma 0.8]
+           [--schedule cosine|constant]
            [--init PATH] [--prompts 20] [--budget-s 330]
 """
 
@@ -33,6 +34,7 @@ p.add_argument("--train-prompts", type=int, default=160)  # distinct self-distil
 p.add_argument("--kl", type=float, default=1.0)
 p.add_argument("--gamma", type=float, default=0.8)
 p.add_argument("--warmup", type=float, default=0.02)
+p.add_argument("--schedule", default="cosine")
 p.add_argument("--milestones", default="0,60,120")
 p.add_argument("--init", default="")
 p.add_argument("--prompts", type=int, default=20)
@@ -47,7 +49,7 @@ log = json.loads(log_path.read_text()) if log_path.exists() else {"args": vars(a
 seed_everything(a.seed)
 cfg = replace(experiment_config("small", a.seed), train_prompts=a.train_prompts)
 train_cfg = replace(cfg.train, lr=a.lr, steps=a.steps, kl_weight=a.kl, gamma=a.gamma, warmup=a.warmup,
-                    checkpoint_every=5)
+                    schedule=a.schedule, checkpoint_every=5)
 work = load_workload(cfg, a.seed)
 base = work.base
 view = DiffusionView(base, cfg.block_size)

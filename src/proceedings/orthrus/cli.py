@@ -112,6 +112,7 @@ def train(
     lr: float = typer.Option(2e-4, help="AdamW learning rate."),
     kl_weight: float = typer.Option(1.0, help="Weight of the KL to the AR view's distribution (0: cross-entropy alone)."),
     gamma: float = typer.Option(0.8, help="Slot weight gamma^i (1: every slot alike)."),
+    schedule: str = typer.Option("cosine", help="Learning rate after the warm-up: cosine (decay to 0) or constant."),
     seed: int = typer.Option(0, help="Seed of the random anchor offsets."),
     prompts: int = typer.Option(160, help="ShareGPT training prompts (responses self-distilled and cached)."),
     response_tokens: int = typer.Option(128, help="Greedy response tokens per prompt."),
@@ -130,7 +131,7 @@ def train(
     from proceedings.orthrus.training import TrainConfig, check_train_config, train_view
 
     cfg = TrainConfig(steps=steps, batch=batch, seq_len=seq_len, lr=lr, gamma=gamma, kl_weight=kl_weight,
-                      checkpoint_every=10, seed=seed, precision=precision, attention=attention)
+                      schedule=schedule, checkpoint_every=10, seed=seed, precision=precision, attention=attention)
     check_train_config(cfg, choose_device(device))
     if data is not None and not data.is_file():
         raise ProceedingsError(f"data file '{data}' does not exist")

@@ -38,7 +38,7 @@ from proceedings.orthrus.consensus import DiffusionDrafter
 from proceedings.orthrus.costs import cost_table, expected_extra_bytes, extra_cache_bytes
 from proceedings.orthrus.data import Workload, loops, mixed_prompts, tiny_base
 from proceedings.orthrus.dual_view import DiffusionView, parameter_counts
-from proceedings.orthrus.training import PAPER_PATH_DEFAULTS, TrainConfig, TrainRecord, stable_settings, train_view
+from proceedings.orthrus.training import ADDED_DEFAULTS, TrainConfig, TrainRecord, stable_settings, train_view
 
 CLAIM = ("A frozen LLM with a lightweight trainable diffusion view on its own KV cache decodes losslessly, "
          "several tokens per round, with O(1) extra cache memory (up to 7.8x faster on GPUs).")
@@ -319,8 +319,8 @@ MEASUREMENTS = ("arms", "costs", "memory", "audit_fp32", "audit_bf16", "loss_cur
 
 def migrate_record(record: dict) -> dict:
     """A record written before round 3 in today's layout, no number changed: the measurements it kept in `config`
-    moved into `metrics`, and the round-2 paper-path fields a round-1 config lacks filled with the values that run
-    used (`PAPER_PATH_DEFAULTS`), so two seeds of one preset have equal configs and `proceedings combine` joins them."""
+    moved into `metrics`, and the fields added after round 1 that an older config lacks filled with the values its
+    run used (`ADDED_DEFAULTS`), so two seeds of one preset have equal configs and `proceedings combine` joins them."""
     migrated = copy.deepcopy(record)
     config, metrics = migrated["config"], migrated["metrics"]
     for key in MEASUREMENTS:
@@ -328,9 +328,9 @@ def migrate_record(record: dict) -> dict:
             if key in metrics:
                 raise ProceedingsError(f"record holds '{key}' in both config and metrics; it was edited by hand")
             metrics[key] = config.pop(key)
-    config.setdefault("device", PAPER_PATH_DEFAULTS["device"])
-    for key in ("precision", "attention"):
-        config["train"].setdefault(key, PAPER_PATH_DEFAULTS[key])
+    config.setdefault("device", ADDED_DEFAULTS["device"])
+    for key in ("precision", "attention", "schedule"):
+        config["train"].setdefault(key, ADDED_DEFAULTS[key])
     return migrated
 
 

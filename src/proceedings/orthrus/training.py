@@ -12,7 +12,7 @@ so the KL adds the AR view's ranking of the other tokens, a denser signal for a 
 slot weights gamma^i favour the early slots, which decide the accepted prefix (a late slot only counts
 when every earlier one was accepted).
 Gradients reach only the view (q', k', v', o', mask embedding): the base is frozen. AdamW, linear warm-up,
-cosine decay, gradient clipping; the state (view, optimiser, scheduler, RNG, step, loss curve) is saved
+cosine decay (or, `schedule="constant"`, the peak rate held after warm-up: a round-15 probe), gradient clipping; the state (view, optimiser, scheduler, RNG, step, loss curve) is saved
 atomically every `checkpoint_every` steps and on SIGTERM, and `resume` continues it exactly.
 The paper path (spec §2.3, GPU scale): `precision="bf16"` computes through Hugging Face Accelerate's mixed
 precision (bf16 autocast, fp32 master weights of the view), and `attention="flex"` renders the dual-pass
@@ -50,29 +50,33 @@ class TrainConfig:
     seed: int = 0
     precision: str = "fp32"  # or "bf16": Accelerate mixed precision (bf16 compute, fp32 master weights)
     attention: str = "sdpa"  # or "flex": the dual-pass mask as a FlexAttention BlockMask (GPU: no CPU backward)
+    schedule: str = "cosine"  # after the linear warm-up: cosine decay to 0, or "constant" (the peak lr held)
 
 
-PRECISIONS, ATTENTIONS = ("fp32", "bf16"), ("sdpa", "flex")
-PAPER_PATH_DEFAULTS = {"precision": "fp32", "attention": "sdpa", "device": "cpu"}  # fields added in round 2
+PRECISIONS, ATTENTIONS, SCHEDULES = ("fp32", "bf16"), ("sdpa", "flex"), ("cosine", "constant")
+# fields added after round 1 (the paper path in round 2, the schedule in round 15), at the values earlier runs used
+ADDED_DEFAULTS = {"precision": "fp32", "attention": "sdpa", "device": "cpu", "schedule": "cosine"}
 
 
 def stable_settings(config) -> dict:
-    """asdict(config), nested, without the paper-path fields at their defaults: checkpoints and run folders
-    made before those fields existed still match, and resume."""
+    """asdict(config), nested, without the fields added after round 1 at their defaults: checkpoints and run
+    folders made before those fields existed still match, and resume."""
     def strip(values: dict) -> dict:
         return {k: strip(v) if isinstance(v, dict) else v for k, v in values.items()
-                if k not in PAPER_PATH_DEFAULTS or PAPER_PATH_DEFAULTS[k] != v}
+                if k not in ADDED_DEFAULTS or ADDED_DEFAULTS[k] != v}
 
     return strip(asdict(config))
 
 
 def check_train_config(cfg: TrainConfig, device: torch.device) -> None:
-    """Refuse an unknown precision or attention, FlexAttention training off a GPU, and weights that cannot train."""
+    """Refuse an unknown precision, attention or schedule, FlexAttention training off a GPU, and weights that cannot train."""
     if not cfg.lr > 0 or cfg.kl_weight < 0 or (cfg.gamma is not None and not cfg.gamma > 0):
         raise ProceedingsError(f"learning rate {cfg.lr}, KL weight {cfg.kl_weight}, gamma {cfg.gamma}: the learning "
                                "rate and gamma must be positive and the KL weight at least 0")
     if cfg.precision not in PRECISIONS:
         raise ProceedingsError(f"unknown precision '{cfg.precision}'; choose one of: {', '.join(PRECISIONS)}")
+    if cfg.schedule not in SCHEDULES:
+        raise ProceedingsError(f"unknown schedule '{cfg.schedule}'; choose one of: {', '.join(SCHEDULES)}")
     if cfg.attention not in ATTENTIONS:
         raise ProceedingsError(f"unknown attention '{cfg.attention}'; choose one of: {', '.join(ATTENTIONS)}")
     if cfg.attention == "flex" and device.type != "cuda":
@@ -198,7 +202,7 @@ def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int
     """`cfg.steps` AdamW steps on (tokens, prompt_len) sequences in a fixed order; only the view learns.
     With `checkpoint`, the state is saved every `cfg.checkpoint_every` steps, on SIGTERM and at the end;
     `resume` continues from it. `stop_at` ends the run (checkpointed) once that many steps are done in all."""
-    from transformers import get_cosine_schedule_with_warmup
+    from transformers import get_constant_schedule_with_warmup, get_cosine_schedule_with_warmup
 
     from proceedings.core.progress import progress_bar
 
@@ -209,7 +213,9 @@ def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int
     freeze(base)
     params = [p for p in view.parameters()]
     optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
-    scheduler = get_cosine_schedule_with_warmup(optimizer, max(1, round(cfg.warmup * cfg.steps)), cfg.steps)
+    warmup = max(1, round(cfg.warmup * cfg.steps))
+    scheduler = (get_cosine_schedule_with_warmup(optimizer, warmup, cfg.steps) if cfg.schedule == "cosine"
+                 else get_constant_schedule_with_warmup(optimizer, warmup))
     generator = torch.Generator().manual_seed(cfg.seed)
     record = TrainRecord()
     state = load_checkpoint(checkpoint) if checkpoint is not None and resume else None
