@@ -8,6 +8,8 @@ s1_edge: both stage-1 arms (MPR, no MPR) retrained from the record's init for 1,
   (chosen after G2 failed): the gradient term gets the L1 term's agent weighting (1 + MOVING_WEIGHT on pixel pairs
   that touch an agent), so the boundary term sees agent boundaries; agent AbsRel on the full-points test set,
   beside the record's checkpoints scored by the same code, and MF control error through the record's stage 2.
+s1_edge_mpr3000: the MPR arm's stage 1 with that loss for 3,000 steps; AbsRel, and MF+MPR control error through
+  s2_steps3000's stage 2 (both findings together; a re-record would also retrain stage 2 on this stage 1's depth).
 """
 import json, os, sys, time
 from pathlib import Path
@@ -124,6 +126,19 @@ def main():
                                                    given), test, localiser)
             arms[name] = row
         report["arms"] = arms
+    elif what == "s1_edge_mpr3000":
+        s2 = stages.stage2_net(T, cfg.width_stage2)
+        s2.load_state_dict(torch.load(OUT / "ckpt_s2_steps3000.pt", weights_only=False)["model"])
+        s2.eval().requires_grad_(False)
+        torch.manual_seed(seed)
+        log = train(s1_init, edge_shape_loss, masked, TrainConfig(SMOKE or 3000, cfg.batch, cfg.lr, seed, 50),
+                    OUT / f"ckpt_{what}.pt", desc=f"probe {what}")
+        s1 = s1_init.eval().requires_grad_(False)
+        depth = outputs(lambda b: stages.shape(s1, b), test, given)
+        report.update(steps=3000, train_wall_s=log.wall_s, train_cpu_s=log.cpu_s,
+                      abs_rel=ev.depth_abs_rel(metres(torch.from_numpy(depth))[:, :, 0].numpy(), test))
+        report["mf_mpr_s2_3000"] = control(outputs(lambda b: stages.appearance(s2, b.image0, stages.shape(s1, b)),
+                                                   test, given), test, localiser)
     else:
         raise SystemExit(f"unknown variant {what}")
     report["probe_wall_s"], report["probe_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
