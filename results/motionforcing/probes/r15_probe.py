@@ -10,6 +10,7 @@ s1_edge: both stage-1 arms (MPR, no MPR) retrained from the record's init for 1,
   beside the record's checkpoints scored by the same code, and MF control error through the record's stage 2.
 s1_edge_mpr3000: the MPR arm's stage 1 with that loss for 3,000 steps; AbsRel, and MF+MPR control error through
   s2_steps3000's stage 2 (both findings together; a re-record would also retrain stage 2 on this stage 1's depth).
+s1_mpr3000: the same with the record's loss (the paired control).
 """
 import json, os, sys, time
 from pathlib import Path
@@ -126,12 +127,13 @@ def main():
                                                    given), test, localiser)
             arms[name] = row
         report["arms"] = arms
-    elif what == "s1_edge_mpr3000":
+    elif what in ("s1_edge_mpr3000", "s1_mpr3000"):
         s2 = stages.stage2_net(T, cfg.width_stage2)
         s2.load_state_dict(torch.load(OUT / "ckpt_s2_steps3000.pt", weights_only=False)["model"])
         s2.eval().requires_grad_(False)
         torch.manual_seed(seed)
-        log = train(s1_init, edge_shape_loss, masked, TrainConfig(SMOKE or 3000, cfg.batch, cfg.lr, seed, 50),
+        loss = edge_shape_loss if "edge" in what else stages.shape_loss
+        log = train(s1_init, loss, masked, TrainConfig(SMOKE or 3000, cfg.batch, cfg.lr, seed, 50),
                     OUT / f"ckpt_{what}.pt", desc=f"probe {what}")
         s1 = s1_init.eval().requires_grad_(False)
         depth = outputs(lambda b: stages.shape(s1, b), test, given)
