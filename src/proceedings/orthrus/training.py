@@ -12,8 +12,9 @@ so the KL adds the AR view's ranking of the other tokens, a denser signal for a 
 slot weights gamma^i favour the early slots, which decide the accepted prefix (a late slot only counts
 when every earlier one was accepted).
 Gradients reach only the view (q', k', v', o', mask embedding): the base is frozen. AdamW, linear warm-up,
-cosine decay (or, `schedule="constant"`, the peak rate held after warm-up: a round-15 probe), gradient clipping; the state (view, optimiser, scheduler, RNG, step, loss curve) is saved
-atomically every `checkpoint_every` steps and on SIGTERM, and `resume` continues it exactly.
+cosine decay (or, `schedule="constant"`, the peak rate held after warm-up: a round-15 probe), gradient
+clipping; the state (view, optimiser, scheduler, RNG, step, loss curve) is saved atomically every
+`checkpoint_every` steps and on SIGTERM, and `resume` continues it exactly.
 The paper path (spec §2.3, GPU scale): `precision="bf16"` computes through Hugging Face Accelerate's mixed
 precision (bf16 autocast, fp32 master weights of the view), and `attention="flex"` renders the dual-pass
 mask as a FlexAttention BlockMask (`dual_pass_block_mask`) instead of the dense boolean mask that SDPA reads.
@@ -69,7 +70,8 @@ def stable_settings(config) -> dict:
 
 
 def check_train_config(cfg: TrainConfig, device: torch.device) -> None:
-    """Refuse an unknown precision, attention or schedule, FlexAttention training off a GPU, and weights that cannot train."""
+    """Refuse an unknown precision, attention or schedule, FlexAttention training off a GPU, and weights that
+    cannot train."""
     if not cfg.lr > 0 or cfg.kl_weight < 0 or (cfg.gamma is not None and not cfg.gamma > 0):
         raise ProceedingsError(f"learning rate {cfg.lr}, KL weight {cfg.kl_weight}, gamma {cfg.gamma}: the learning "
                                "rate and gamma must be positive and the KL weight at least 0")
