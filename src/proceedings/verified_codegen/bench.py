@@ -19,14 +19,14 @@ from __future__ import annotations
 import json
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict
 from multiprocessing import get_context
 from pathlib import Path
 
 from proceedings.core.errors import ProceedingsError
+from proceedings.core.runtime import atomic_write_text
 from proceedings.verified_codegen.agents import make_agent
-from proceedings.verified_codegen.experiment import arm_numbers, checkers_for, difficult_tasks, run_arms
-from proceedings.verified_codegen.tasks import load_task, load_tasks
+from proceedings.verified_codegen.experiment import arm_numbers, difficult_tasks, shard_attempts
+from proceedings.verified_codegen.tasks import load_tasks
 from proceedings.verified_codegen.workflows import WORKFLOWS, Attempt, Settings
 
 
@@ -56,7 +56,7 @@ def bench(folders: list[Path], out: Path, agent: str = "sketch", workflows: tupl
     kept = out / "settings.json"
     if kept.exists() and json.loads(kept.read_text()) != settings:
         raise ProceedingsError(f"{out} holds a bench run with other settings ({kept}); choose another --out")
-    kept.write_text(json.dumps(settings, indent=1))
+    atomic_write_text(kept, json.dumps(settings, indent=1))
     shards = [([t.folder for t in tasks[k::workers]], out / (f"attempts.{k}.jsonl" if workers > 1 else "attempts.jsonl"),
                agent, workflows, budget, backend, timeout_s) for k in range(workers)]
     start = time.perf_counter()
@@ -76,23 +76,13 @@ def bench(folders: list[Path], out: Path, agent: str = "sketch", workflows: tupl
                            "checks_per_minute": round(60 * checks / seconds, 1) if checks else 0.0},
               "workflows": {w: arm_numbers([a for a in attempts if a.workflow == w], budgets_up_to(budget), hard)
                             for w in workflows}}
-    (out / "report.json").write_text(json.dumps(report, indent=1))
+    atomic_write_text(out / "report.json", json.dumps(report, indent=1))
     return report
 
 
 def run_shard(folders: list[Path], store: Path, agent: str, workflows: tuple[str, ...], budget: int, backend: str,
               timeout_s: float) -> dict:
-    """One worker: its tasks, its own checkers and agent; the attempts (as rows) and the checks it ran now."""
-    from proceedings.core.runtime import set_threads
-
-    set_threads()
-    tasks = [load_task(folder) for folder in folders]
-    before = len(store.read_text().splitlines()) if store.exists() else 0
-    checkers = checkers_for(tasks, timeout_s, dafny_server=True, dafny_test_host=True)
-    try:
-        attempts = run_arms(tasks, make_agent(agent), checkers, Settings(checks=budget), f"bench {agent} ({store.name})",
-                            store, backends=(backend,) if backend else None, workflows=workflows)
-    finally:
-        for checker in checkers.values():  # a pool's worker exits without running atexit hooks
-            checker.close()
-    return {"attempts": [asdict(a) for a in attempts], "new_checks": sum(a.checks for a in attempts[before:])}
+    """One worker: its tasks with its own checkers and agent (see `experiment.shard_attempts`)."""
+    return shard_attempts(folders, make_agent(agent), Settings(checks=budget), f"bench {agent} ({store.name})", store,
+                          timeout_s, dafny_server=True, dafny_test_host=True, backends=(backend,) if backend else None,
+                          workflows=workflows)

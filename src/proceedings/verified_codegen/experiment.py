@@ -30,7 +30,7 @@ from proceedings.verified_codegen.agents import Agent, OracleAgent
 from proceedings.verified_codegen.checkers import Checker, get_checker
 from proceedings.verified_codegen.commit0 import APIS, COMMIT0, RELATIONS
 from proceedings.verified_codegen.differential import agreement
-from proceedings.verified_codegen.tasks import Task, load_tasks
+from proceedings.verified_codegen.tasks import Task, load_task, load_tasks
 from proceedings.verified_codegen.workflows import SHORT, WORKFLOWS, Attempt, Settings, solve
 
 CLAIM = ("Deriving a joint program-and-proof plan before writing code (PlanFirst) verifies more tasks than "
@@ -172,25 +172,36 @@ def run_sharded(tasks: list[Task], cfg: Config, desc: str, store: Path, deadline
 
 def _run_shard(folders: list[Path], cfg: Config, desc: str, store: Path, deadline: float | None,
                backends: tuple[str, ...] | None, agent_name: str) -> dict:
-    from proceedings.core.runtime import set_threads
     from proceedings.verified_codegen.ranker import make_ranker
     from proceedings.verified_codegen.sketch import SketchAgent
-    from proceedings.verified_codegen.tasks import load_task
+
+    agent = SketchAgent(ranker=make_ranker(cfg.ranker)) if agent_name == "sketch" else local_agent(cfg)
+    settings = cfg.settings if agent_name == "sketch" else replace(cfg.settings, checks=cfg.local_budget)
+    run = shard_attempts(folders, agent, settings, f"{desc} ({store.name})", store, cfg.timeout_s,
+                         cfg.dafny_server, cfg.dafny_test_host, deadline, backends)
+    ranker = getattr(agent, "ranker", None)
+    return run | {"ranker_tokens": ranker.tokens if ranker else 0, "ranker_s": ranker.seconds if ranker else 0.0}
+
+
+def shard_attempts(folders: list[Path], agent: Agent, settings: Settings, desc: str, store: Path, timeout_s: float,
+                   dafny_server: bool, dafny_test_host: bool, deadline: float | None = None,
+                   backends: tuple[str, ...] | None = None, workflows: tuple[str, ...] = WORKFLOWS) -> dict:
+    """One worker process's share of a sharded run: its tasks with its own checkers (closed however it ends);
+    the attempts as rows, the checks run now (not taken from `store`), and the checkers' process and request counts."""
+    from proceedings.core.runtime import set_threads
 
     set_threads()
     tasks = [load_task(folder) for folder in folders]
-    checkers = checkers_for(tasks, cfg.timeout_s, cfg.dafny_server, cfg.dafny_test_host)
-    agent = SketchAgent(ranker=make_ranker(cfg.ranker)) if agent_name == "sketch" else local_agent(cfg)
-    settings = cfg.settings if agent_name == "sketch" else replace(cfg.settings, checks=cfg.local_budget)
+    before = len(store.read_text().splitlines()) if store.exists() else 0
+    checkers = checkers_for(tasks, timeout_s, dafny_server, dafny_test_host)
     try:
-        attempts = run_arms(tasks, agent, checkers, settings, f"{desc} ({store.name})", store, deadline, backends)
+        attempts = run_arms(tasks, agent, checkers, settings, desc, store, deadline, backends, workflows)
     finally:
         for checker in checkers.values():  # a pool's worker exits without running atexit hooks
             checker.close()
-    ranker = getattr(agent, "ranker", None)
-    return {"attempts": [asdict(a) for a in attempts], "processes": sum(c.processes for c in checkers.values()),
-            "server_requests": sum(c.server_requests for c in checkers.values()),
-            "ranker_tokens": ranker.tokens if ranker else 0, "ranker_s": ranker.seconds if ranker else 0.0}
+    return {"attempts": [asdict(a) for a in attempts], "new_checks": sum(a.checks for a in attempts[before:]),
+            "processes": sum(c.processes for c in checkers.values()),
+            "server_requests": sum(c.server_requests for c in checkers.values())}
 
 
 def run_store(scale: str, arm: str, cfg: Config) -> Path:
