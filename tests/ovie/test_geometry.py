@@ -3,15 +3,18 @@
 import numpy as np
 import pytest
 import torch
+from scipy.stats import kstest
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.ovie.camera import intrinsics, pixel_rays
 from proceedings.ovie.depth import OracleDepth
+from proceedings.ovie.diagnostics import pose_statistics
+from proceedings.ovie.experiment import TRAINING_PITCH_DEG
 from proceedings.ovie.geometry import PoseSampler, plucker, sample_pose, splat, unproject
 from proceedings.ovie.losses import masked_charbonnier, masked_feature_loss, masked_ssim_loss
 from proceedings.ovie.pairs import PseudoPairs
 from proceedings.ovie.pose_file import Pose, check_units, load_pose, save_pose
-from proceedings.ovie.worlds import RenderSpec, render_set
+from proceedings.ovie.worlds import RenderSpec, camera_pitches, render_set
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +82,28 @@ def test_sampled_poses_are_rigid_and_plucker_of_identity_is_the_pixel_rays(views
     rays = plucker(torch.eye(4)[None], K, 32)[0]
     expected = torch.nn.functional.normalize(torch.as_tensor(pixel_rays(32, K), dtype=torch.float32), dim=-1)
     assert torch.allclose(rays[:3].permute(1, 2, 0), expected, atol=1e-6) and rays[3:].abs().max() == 0
+
+
+def _sampled(views, sampler: PoseSampler, count: int = 300) -> np.ndarray:
+    K, rng = intrinsics(32), np.random.default_rng(1)
+    points = unproject(torch.as_tensor(views["depth"]).double(), K).numpy()
+    return np.stack([sample_pose(points[i % 4], views["valid"][i % 4], rng, sampler) for i in range(count)])
+
+
+def test_sampled_poses_keep_the_sampled_vertical_level_so_they_roll_the_horizon(views):
+    assert pose_statistics(_sampled(views, PoseSampler()))["abs_roll_deg"] == 0.0  # rounds 1-15: the camera's up
+    T = _sampled(views, PoseSampler(pitch_deg=(10.0, 30.0)))
+    assert pose_statistics(T)["abs_roll_deg"] > 1.0
+    x = T[:, 0, :3]  # the target's x axis is level: x . (0, -cos p, -sin p) = 0, so tan p = -x_y / x_z
+    turned = np.abs(x[:, 2]) > 0.05
+    pitch = np.degrees(np.arctan(-x[turned, 1] / x[turned, 2]))
+    assert turned.sum() > 100 and pitch.min() >= 10 - 1e-6 and pitch.max() <= 30 + 1e-6
+    assert kstest(pitch, "uniform", args=(10.0, 20.0)).pvalue > 0.01  # the chosen law: uniform in [10°, 30°]
+
+
+def test_the_training_pitch_law_is_the_training_singles_5th_to_95th_percentile():
+    pitches = np.concatenate([camera_pitches(RenderSpec(w, 500, 32, 1)) for w in "ABC"])  # seed 0's singles
+    assert np.allclose(np.percentile(pitches, [5, 95]), TRAINING_PITCH_DEG, atol=0.5)  # measured 4.0°, 23.8°
 
 
 def test_masked_losses_give_zero_gradient_outside_the_mask():

@@ -5,7 +5,10 @@
   culling by camera-space normals, and the visibility mask (accumulated weight > 0).
 - `sample_pose`: the router over the cone sampler (a camera on a cone around the axis from the
   inverse-distance-weighted centroid back to the source camera, looking at the jittered centroid)
-  and a dolly/lateral sampler, with weights in the config.
+  and a dolly/lateral sampler, with weights in the config. Both turn about, and keep level, the
+  scene's vertical: the source camera's up (the spec's fixed world-up), or with `pitch_deg` the up
+  of a world in which the source camera looks down by a sampled pitch, so the target camera rolls
+  the horizon in the source frame as an orbiting camera that looks down does.
 - `plucker`: the target camera's rays (d, o x d) in the source frame, the network's pose input.
 """
 
@@ -94,6 +97,14 @@ class PoseSampler:
     look_jitter_m: float = 0.15
     dolly_range: tuple[float, float] = (-0.4, 0.6)  # the inferred translation sampler, x median depth / 4
     lateral: float = 0.25
+    pitch_deg: tuple[float, float] = (0.0, 0.0)  # the source camera's pitch below the horizon, uniform; (0, 0):
+    # the vertical is the camera's up and no sampled pose rolls (rounds 1-15)
+
+
+def scene_up(pitch_deg: float) -> np.ndarray:
+    """The world's up in the frame of a camera pitched `pitch_deg` below the horizon (x right, y down, z forward)."""
+    a = math.radians(pitch_deg)
+    return np.array([0.0, -math.cos(a), -math.sin(a)])
 
 
 def centroid(points: np.ndarray, valid: np.ndarray) -> np.ndarray:
@@ -105,7 +116,8 @@ def centroid(points: np.ndarray, valid: np.ndarray) -> np.ndarray:
 
 def sample_pose(points: np.ndarray, valid: np.ndarray, rng: np.random.Generator, sampler: PoseSampler) -> np.ndarray:
     """One T_src->tgt for a source whose camera-frame points are `points (H, W, 3)`."""
-    up = np.array([0.0, -1.0, 0.0])  # the source camera's up (OpenCV: y down)
+    low, high = sampler.pitch_deg
+    up = scene_up(rng.uniform(low, high) if high > low else low)  # a fixed pitch draws nothing: old streams stay
     if rng.random() < sampler.cone_weight:
         c = centroid(points, valid)
         yaw, pitch = (np.radians(rng.uniform(-m, m)) for m in (sampler.max_yaw_deg, sampler.max_pitch_deg))

@@ -13,6 +13,7 @@ Every view is a `raycaster.View` with exact z-depth and normals; a pair also has
 from __future__ import annotations
 
 import hashlib
+import math
 import json
 from dataclasses import asdict, dataclass
 
@@ -143,6 +144,18 @@ class RenderSpec:
 RENDER_VERSION = 1  # bump when the worlds change, so cached renders are rebuilt
 
 
+def _rng(spec: RenderSpec) -> np.random.Generator:
+    return np.random.default_rng([spec.seed, WORLDS.index(spec.world) if spec.world in WORLDS else 99])
+
+
+def camera_pitches(spec: RenderSpec) -> np.ndarray:
+    """(N,) degrees below the horizon of the source cameras `render_set(spec)` renders (the scene generator
+    replayed, nothing rendered): the statistics a pose sampler's pitch law may be chosen from."""
+    rng = _rng(spec)
+    return np.array([math.degrees(math.asin(-sample_scene(spec.world, rng, spec.pairs)[1][0][2, 1]))
+                     for _ in range(spec.count)])
+
+
 def render_set(spec: RenderSpec, cache: bool = True) -> dict[str, np.ndarray]:
     """Arrays `rgb (N,3,H,W)`, `depth (N,H,W)`, `valid`, `normal (N,3,H,W)` for sources, the same with a
     `tgt_` prefix for pairs, and `T (N,4,4)` = T_src->tgt; cached under $PROCEEDINGS_CACHE/ovie/renders."""
@@ -152,7 +165,7 @@ def render_set(spec: RenderSpec, cache: bool = True) -> dict[str, np.ndarray]:
     if cache and path.exists():
         with np.load(path) as data:
             return dict(data)
-    rng, K = np.random.default_rng([spec.seed, WORLDS.index(spec.world) if spec.world in WORLDS else 99]), intrinsics(spec.size)
+    rng, K = _rng(spec), intrinsics(spec.size)
     rows: dict[str, list] = {}
     kind = "pairs" if spec.pairs else "singles"
     for _ in progress_bar(range(spec.count), desc=f"render {spec.world} {kind}"):
