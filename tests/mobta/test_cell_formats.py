@@ -115,3 +115,19 @@ def test_eos_ends_the_digit_words_and_an_unfinished_sample_has_none(smollm2_ids)
     words = DIGITS.encode(Trajectory(((16, 87),)), "mob")
     ids = smollm2_ids.ids(words)
     assert smollm2_ids.words(ids + [5, 6]) == words and EOS not in smollm2_ids.words(ids[:-1])
+
+
+def test_micro_batches_give_the_whole_batchs_loss_and_gradient():
+    from proceedings.mobta.backbone import tiny_backbone
+    from proceedings.mobta.finetuning import _accumulate, _batch
+
+    base = tiny_backbone(DIGITS, seed=0, hidden=64, pretrain=Recipe(steps=0, lora_r=None))
+    days = [Trajectory(tuple((s, 17 * s % 256) for s in range(1, n + 1))) for n in range(1, 9)]  # 1-8 visits
+    batch = _batch([base.ids.ids(DIGITS.encode(d, "mob")) for d in days], Recipe(batch=8), 0, base.pad_id)
+    grads, losses = [], []
+    for micro in (None, 3):  # 3 + 3 + 2 sequences, each part cut to its own width
+        model = copy.deepcopy(base.model)
+        losses.append(_accumulate(model, batch, micro))
+        grads.append({n: p.grad for n, p in model.named_parameters()})
+    assert losses[1] == pytest.approx(losses[0], rel=1e-5)
+    assert max(float((grads[0][n] - grads[1][n]).abs().max()) for n in grads[0]) <= 1e-6

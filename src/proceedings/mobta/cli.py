@@ -138,7 +138,9 @@ def finetune(data: Path = typer.Argument(..., help="Token sequences from `encode
              grid: int = typer.Option(16), steps: int = typer.Option(150), batch: int = typer.Option(32),
              lr: float = typer.Option(None, help="Default 3e-3 full (tiny), 2e-4 LoRA."), seed: int = typer.Option(0),
              base_seed: int = typer.Option(0, help="Seed of the base model (tiny weights, new-token rows)."),
-             cell_format: CellFormat = FORMAT_OPTION) -> None:
+             cell_format: CellFormat = FORMAT_OPTION,
+             micro_batch: int = typer.Option(None, help="Sequences per forward pass (gradient accumulation); "
+                                                        "default the whole batch.")) -> None:
     """Fine-tune the base on one task and save its dense task vector; resumes from OUT.pt if present."""
     from proceedings.mobta.backbone import TINY, backbone
     from proceedings.mobta.finetuning import Recipe
@@ -152,7 +154,7 @@ def finetune(data: Path = typer.Argument(..., help="Token sequences from `encode
     recipe = Recipe(steps=steps, batch=batch, lr=lr or (3e-3 if full else 2e-4), lora_r=None if full else 8, seed=seed)
     sequences = [base.ids.ids(s) for s in _read_tokens(data, tokenizer)]
     trained, log = train(base.model, sequences, recipe, base.pad_id, None if full else base.ids.new_ids or None,
-                         checkpoint=out.with_suffix(".pt"))
+                         checkpoint=out.with_suffix(".pt"), micro_batch=micro_batch)
     meta = base.meta(out.stem)
     vector = TaskVector.between(base.model, trained, meta) if full else TaskVector.from_lora(trained, meta)
     vector.save(out)

@@ -69,6 +69,8 @@ class ExperimentConfig:
     sample_batch: int = 100
     bootstrap: int = 200
     control: bool = True  # also run the --behaviour-shift control
+    micro_batch: int | None = None  # sequences per forward pass (gradient accumulation; same gradient up to float
+    # rounding, so not part of the run-folder key); None: the whole batch at once
     resume: bool = False  # keep checkpoints and finished task vectors in a run folder (staged runs)
 
 
@@ -197,7 +199,8 @@ def train_vectors(cfg: ExperimentConfig, base: Backbone, work: Workload) -> tupl
             logs[task] = TrainLog(**json.loads((folder / f"{task}.log.json").read_text()))
             continue
         model, logs[task] = finetune(base.model, sequences, cfg.recipe, base.pad_id, new_ids,
-                                     checkpoint=folder / f"{task}.pt" if folder else None, desc=f"fine-tune {task}")
+                                     checkpoint=folder / f"{task}.pt" if folder else None, desc=f"fine-tune {task}",
+                                     micro_batch=cfg.micro_batch)
         meta, t0 = base.meta(task), time.perf_counter()
         vectors[task] = (TaskVector.between(base.model, model, meta) if cfg.recipe.lora_r is None
                          else TaskVector.from_lora(model, meta))
