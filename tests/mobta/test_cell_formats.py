@@ -56,6 +56,7 @@ def test_the_digits_format_adds_no_tokens_and_spells_a_visit_in_twelve_smollm2_i
     ("mob 08:00 r05 c07 07:30 r01 c01 <eos>", "time goes backwards"),
     ("mob 08:00  r05 <eos>", "expected a row, got ''"),  # a double space
     ("<mob> 08:00 r05 c07 <eos>", "does not start with bus or mob"),
+    ("mobile 08:00 r05 c07 <eos>", "no space after the tag"),
 ])
 def test_digit_samples_that_do_not_parse_are_invalid_with_their_reason(text, reason):
     with pytest.raises(InvalidSample, match=reason):

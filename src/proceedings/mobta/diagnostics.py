@@ -48,11 +48,14 @@ def token_nll(model, tokenizer: TrajTokenizer, ids: TokenIds, days: list[list[st
     """Per kind of the next word (slot, cell / row, column, eos): the mean negative log2-likelihood of the true
     word (the sum over its ids), and the mean probability the model puts on the first ids of words of that
     kind (structure: is the right kind of word next?) — which words an arm gets wrong on held-out days, beyond
-    whether a sample parses. `days` are format words, e.g. `tokenizer.encode(day, "mob")`."""
+    whether a sample parses. `days` are format words, e.g. `tokenizer.encode(day, "mob")`. Where kinds share
+    a first id (the tiny model's digits characters: every word starts with a space) the mass cannot tell them
+    apart; SmolLM2's digit words start with distinct ids (`␣`, `␣r`, `␣c`)."""
     firsts: dict[str, set[int]] = {}
     for word in tokenizer.vocabulary():
-        firsts.setdefault(tokenizer.kind(word), set()).add(ids.word_ids(word)[0])
-    members = {k: torch.tensor(sorted(v)) for k, v in firsts.items() if k != "tag"}
+        if tokenizer.kind(word) != "tag":  # a tag only starts a sequence
+            firsts.setdefault(tokenizer.kind(word), set()).add(ids.word_ids(word)[0])
+    members = {k: torch.tensor(sorted(v)) for k, v in firsts.items()}
     nll, mass, count = ({k: 0.0 for k in members} for _ in range(3))
     with torch.no_grad():
         for offset in range(0, len(days), batch):

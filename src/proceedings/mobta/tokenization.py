@@ -111,6 +111,8 @@ class TrajTokenizer:
         person-day's slots strictly increase, a bus trip's never decrease."""
         tags = {self.tag_word(t): t for t in TAGS}
         if not words or words[0] not in tags:
+            if words and words[0].startswith(tuple(tags)):  # digits: the sample's first id ran on into the tag
+                raise InvalidSample(f"no space after the tag ({words[0][:12]!r})")
             raise InvalidSample(f"does not start with {' or '.join(tags)}")
         tag = tags[words[0]]
         if EOS not in words:
