@@ -41,12 +41,11 @@ class WordIds:
 class TextIds:
     """The words as space-separated text in a model's own tokens (no new rows)."""
 
-    new_ids: list[int] = []
-
     def __init__(self, piece_ids: Callable[[str], list[int]], text_of: Callable[[list[int]], str], eos_id: int,
                  vocab_size: int):
         self.piece_ids, self.text_of = cache(piece_ids), text_of
         self.eos_id, self.vocab_size = eos_id, vocab_size
+        self.new_ids: list[int] = []  # nothing added: no embedding rows to train
 
     def word_ids(self, word: str, first: bool = False) -> list[int]:
         return [self.eos_id] if word == EOS else list(self.piece_ids(word if first else " " + word))
