@@ -80,7 +80,8 @@ def test_a_digits_lora_fine_tune_is_lora_deltas_only_merges_exactly_and_samples(
 def test_combining_a_tokens_and_a_digits_vector_is_refused_naming_both(tmp_path):
     meta = {"base_hash": "b", "tokenizer_hash": "t", "grid": 16, "slot_minutes": 30}
     TaskVector({"w": torch.ones(2)}, {**meta, "name": "old"}).save(tmp_path / "old.safetensors")  # saved before formats
-    TaskVector({"w": torch.ones(2)}, {**meta, "name": "new", "cell_format": "digits"}).save(tmp_path / "new.safetensors")
+    digits = {**meta, "name": "new", "cell_format": "digits"}
+    TaskVector({"w": torch.ones(2)}, digits).save(tmp_path / "new.safetensors")
     old, new = (TaskVector.load(tmp_path / f"{n}.safetensors") for n in ("old", "new"))
     with pytest.raises(ProceedingsError) as refused:
         old - new
@@ -96,7 +97,8 @@ def test_run_folders_differ_by_format_and_the_tokens_key_is_the_one_before_forma
 
     cfg, base = experiment_config("small"), SimpleNamespace(base_hash="h")
     before = {k: asdict(cfg)[k] for k in ("model", "source", "target", "recipe", "grid", "bus_sequences", "mob_days")}
-    assert run_folder(cfg, base).name == hashlib.sha256(json.dumps([before, "h"], default=str).encode()).hexdigest()[:12]
+    key = hashlib.sha256(json.dumps([before, "h"], default=str).encode()).hexdigest()[:12]
+    assert run_folder(cfg, base).name == key
     assert run_folder(replace(cfg, cell_format="digits"), base).name != run_folder(cfg, base).name
     assert experiment_config("small", cell_format="digits").cell_format == "digits"
     assert experiment_config("small").cell_format == "tokens"  # the preset's default is not switched

@@ -44,4 +44,5 @@ def test_token_nll_sums_a_digit_words_ids_and_reads_its_kind_from_the_first():
     assert set(out) == {"slot", "row", "column", "eos"}
     bits = math.log2(ids.vocab_size)
     assert out["slot"]["nll_bits"] == pytest.approx(6 * bits) and out["row"]["nll_bits"] == pytest.approx(4 * bits)
-    assert out["eos"]["nll_bits"] == pytest.approx(bits) and out["eos"]["kind_mass"] == pytest.approx(1 / ids.vocab_size)
+    assert out["eos"]["nll_bits"] == pytest.approx(bits)
+    assert out["eos"]["kind_mass"] == pytest.approx(1 / ids.vocab_size)

@@ -197,7 +197,7 @@ def arith(expression: str = typer.Argument(..., help='e.g. "bus_T + mu*(mob_S - 
 @app.command()
 def generate(vector: Path = typer.Argument(..., help="A task vector (.safetensors)."),
              tag: str = typer.Option("mob"), n: int = typer.Option(200), seed: int = typer.Option(0),
-             max_new_tokens: int = typer.Option(None, help="Default: 32 visits' worth of ids (64 in the tokens format)."),
+             max_new_tokens: int = typer.Option(None, help="Default: 32 visits' worth of ids (64 for tokens)."),
              out: Path = typer.Option(..., help="JSONL of valid samples.")) -> None:
     """Merge a task vector into its base (rebuilt from its meta) and sample trajectories."""
     from proceedings.mobta.backbone import backbone

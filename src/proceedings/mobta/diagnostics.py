@@ -55,7 +55,8 @@ def token_nll(model, tokenizer: TrajTokenizer, ids: TokenIds, days: list[list[st
     for word in tokenizer.vocabulary():
         if tokenizer.kind(word) != "tag":  # a tag only starts a sequence
             firsts.setdefault(tokenizer.kind(word), set()).add(ids.word_ids(word)[0])
-    members = {k: torch.tensor(sorted(v)) for k, v in firsts.items()}
+    ordered = sorted(firsts.items(), key=lambda kv: kv[0] == "eos")  # eos last, as the words come
+    members = {k: torch.tensor(sorted(v)) for k, v in ordered}
     nll, mass, count = ({k: 0.0 for k in members} for _ in range(3))
     with torch.no_grad():
         for offset in range(0, len(days), batch):

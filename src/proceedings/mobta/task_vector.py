@@ -23,7 +23,7 @@ import torch
 
 from proceedings.core.errors import ProceedingsError
 
-COMPATIBLE = ("cell_format", "base_hash", "tokenizer_hash", "grid", "slot_minutes")  # the format first: the plainest message
+COMPATIBLE = ("cell_format", "base_hash", "tokenizer_hash", "grid", "slot_minutes")  # format first: plainest message
 META_KEY = "mobta"
 
 

@@ -131,7 +131,8 @@ class TrajTokenizer:
 
     def _visit(self, words: list[str]) -> tuple[int, int]:
         if not self.digits:
-            return _number(words[0], _SLOT, self.slots, "slot token"), _number(words[1], _CELL, self.cells, "cell token")
+            return (_number(words[0], _SLOT, self.slots, "slot token"),
+                    _number(words[1], _CELL, self.cells, "cell token"))
         minutes = _number(words[0], _TIME, 24 * 60, "time hh:mm")
         if minutes % self.slot_minutes:
             raise InvalidSample(f"time {words[0]!r} does not start a {self.slot_minutes}-min slot")
