@@ -9,7 +9,8 @@ import torch
 from proceedings.mobta.backbone import tiny_backbone
 from proceedings.mobta.finetuning import Recipe, finetune
 from proceedings.mobta.task_vector import TaskVector, evaluate_expression, is_tied, model_hash
-from proceedings.mobta.tokenization import TokenIds, TrajTokenizer
+from proceedings.mobta.token_ids import TokenIds, hf_ids
+from proceedings.mobta.tokenization import TrajTokenizer
 
 RECIPE = Recipe(steps=3, batch=4, lr=2e-2, new_row_lr=2e-2, lora_r=8, warmup_steps=1)
 
@@ -24,7 +25,7 @@ def _sequences(ids: TokenIds, seed: int) -> list[list[int]]:
 def lora(tiny_lm):
     """A tied tiny Llama with the trajectory tokens added, and two LoRA fine-tunes of it."""
     model, hf_tokenizer = tiny_lm
-    ids = TokenIds.added_to(copy.deepcopy(hf_tokenizer), TrajTokenizer(16))
+    ids = hf_ids(copy.deepcopy(hf_tokenizer), TrajTokenizer(16))
     base = copy.deepcopy(model)
     torch.manual_seed(0)
     base.resize_token_embeddings(ids.vocab_size, mean_resizing=False)

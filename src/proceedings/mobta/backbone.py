@@ -5,8 +5,8 @@ pre-trained on syntax alone (random cells that recur within a sequence, ordered 
 so that every fine-tune starts from a base that knows the format the way an LLM knows language, and
 knows nothing about any city. The pre-trained weights are cached under $PROCEEDINGS_CACHE/mobta/.
 Otherwise: any causal LM through `core.models.load_causal_lm` (default SmolLM2-135M-Instruct) with the
-tokens added (`add_tokens` + `resize_token_embeddings`, new rows drawn from a seeded generator); a tied
-embedding/head stays tied.
+tokens added (`add_tokens` + `resize_token_embeddings`, new rows drawn from a seeded generator; a tied
+embedding/head stays tied), or — in the digits format — as it is, writing the format in its own tokens.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import torch
 from proceedings.core.models import cache_root
 from proceedings.mobta.finetuning import Recipe, finetune
 from proceedings.mobta.task_vector import model_hash
-from proceedings.mobta.tokenization import EOS, TAGS, TokenIds, TrajTokenizer
+from proceedings.mobta.token_ids import TokenIds, hf_ids, own_ids, visit_length
+from proceedings.mobta.tokenization import TAGS, TrajTokenizer
 from proceedings.mobta.trajectories import Trajectory
 
 TINY = "tiny"
@@ -39,11 +40,12 @@ class Backbone:
 
     @property
     def pad_id(self) -> int:
-        return self.ids.to_id[EOS]
+        return self.ids.eos_id
 
     def meta(self, name: str) -> dict:
         """What a task vector built on this base must record (spec §7: refuse to mix bases, tokenizers, grids)."""
-        return {"name": name, "base": self.spec, "base_seed": self.seed, "base_hash": self.base_hash, "tokenizer_hash": self.tokenizer.fingerprint(),
+        return {"name": name, "base": self.spec, "base_seed": self.seed, "base_hash": self.base_hash,
+                "cell_format": self.tokenizer.cell_format, "tokenizer_hash": self.tokenizer.fingerprint(),
                 "grid": self.tokenizer.grid, "slot_minutes": self.tokenizer.slot_minutes}
 
 
@@ -73,11 +75,11 @@ def tiny_backbone(tokenizer: TrajTokenizer, seed: int, hidden: int = 128, layers
     from safetensors.torch import load_file, save_file
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    ids = TokenIds.own(tokenizer)
-    eos = ids.to_id[EOS]
+    ids = own_ids(tokenizer)
+    eos = ids.eos_id
     config = LlamaConfig(vocab_size=ids.vocab_size, hidden_size=hidden, intermediate_size=2 * hidden,
                          num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=2,
-                         max_position_embeddings=256, tie_word_embeddings=True,
+                         max_position_embeddings=128 * visit_length(ids, tokenizer), tie_word_embeddings=True,
                          bos_token_id=eos, eos_token_id=eos, pad_token_id=eos)
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config).eval()
@@ -100,9 +102,10 @@ def llm_backbone(spec: str, tokenizer: TrajTokenizer, seed: int, dtype: str = "f
     from proceedings.core.models import load_causal_lm
 
     model, hf_tokenizer = load_causal_lm(spec, device=device, dtype=dtype)
-    ids = TokenIds.added_to(hf_tokenizer, tokenizer)
-    torch.manual_seed(seed)
-    model.resize_token_embeddings(ids.vocab_size, mean_resizing=True)
+    ids = hf_ids(hf_tokenizer, tokenizer)
+    if ids.new_ids:
+        torch.manual_seed(seed)
+        model.resize_token_embeddings(ids.vocab_size, mean_resizing=True)
     model.eval()
     return Backbone(model, ids, tokenizer, spec, seed, model_hash(model))
 

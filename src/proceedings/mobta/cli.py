@@ -7,6 +7,7 @@ whole comparison runs as `proceedings reproduce mobta --scale tiny|small`.
 from __future__ import annotations
 
 import json
+from enum import Enum
 from pathlib import Path
 
 import typer
@@ -14,10 +15,15 @@ from rich.console import Console
 from rich.table import Table
 
 from proceedings.core.errors import ProceedingsError
+from proceedings.mobta.tokenization import FORMATS
 
 app = typer.Typer(help="MobTA: bus-conditioned zero-shot trajectory generation by task arithmetic.", no_args_is_help=True)
 console = Console()
+CellFormat = Enum("CellFormat", {name: name for name in FORMATS}, type=str)
 
+FORMAT_OPTION = typer.Option(CellFormat.tokens, "--cell-format",
+                             help="tokens: '<t16> <c087>' (tokens added to the model); digits: '08:00 r05 c07' "
+                                  "in the model's own tokens (no new rows).")
 CITY_HELP = "A GTFS zip, 'cairns', 'nyc_subway' (shipped by make setup) or synthetic:<layout>:<seed>[:<size km>]."
 
 
@@ -98,11 +104,12 @@ def simulate(city: str = typer.Option(..., help=CITY_HELP), n: int = typer.Optio
 @app.command()
 def encode(data: Path = typer.Argument(..., help="Trajectories: JSONL from this tool, or CSV with --city."),
            tag: str = typer.Option("mob", help="bus or mob."), city: str = typer.Option(None, help=CITY_HELP),
-           grid: int = typer.Option(16), out: Path = typer.Option(..., help="One token sequence per line.")) -> None:
-    """Trajectories -> token sequences ("<mob> <t16> <c087> ... <eos>")."""
+           grid: int = typer.Option(16), out: Path = typer.Option(..., help="One token sequence per line."),
+           cell_format: CellFormat = FORMAT_OPTION) -> None:
+    """Trajectories -> token sequences ("<mob> <t16> <c087> ... <eos>", or "mob 08:00 r05 c07 ... <eos>")."""
     from proceedings.mobta.tokenization import TrajTokenizer
 
-    tokenizer = TrajTokenizer(grid)
+    tokenizer = TrajTokenizer(grid, cell_format=cell_format.value)
     lines = [" ".join(tokenizer.encode(day, tag)) for day in _read_days(data, city, grid)]
     out.write_text("\n".join(lines) + "\n")
     console.print(f"{len(lines):,} sequences -> {out}")
@@ -130,7 +137,10 @@ def finetune(data: Path = typer.Argument(..., help="Token sequences from `encode
              model: str = typer.Option("tiny", help="'tiny' (random 2-layer Llama) or a causal LM spec (LoRA)."),
              grid: int = typer.Option(16), steps: int = typer.Option(150), batch: int = typer.Option(32),
              lr: float = typer.Option(None, help="Default 3e-3 full (tiny), 2e-4 LoRA."), seed: int = typer.Option(0),
-             base_seed: int = typer.Option(0, help="Seed of the base model (tiny weights, new-token rows).")) -> None:
+             base_seed: int = typer.Option(0, help="Seed of the base model (tiny weights, new-token rows)."),
+             cell_format: CellFormat = FORMAT_OPTION,
+             micro_batch: int = typer.Option(None, help="Sequences per forward pass (gradient accumulation); "
+                                                        "default the whole batch.")) -> None:
     """Fine-tune the base on one task and save its dense task vector; resumes from OUT.pt if present."""
     from proceedings.mobta.backbone import TINY, backbone
     from proceedings.mobta.finetuning import Recipe
@@ -138,13 +148,13 @@ def finetune(data: Path = typer.Argument(..., help="Token sequences from `encode
     from proceedings.mobta.task_vector import TaskVector
     from proceedings.mobta.tokenization import TrajTokenizer
 
-    tokenizer = TrajTokenizer(grid)
+    tokenizer = TrajTokenizer(grid, cell_format=cell_format.value)
     base = backbone(model, tokenizer, base_seed)
     full = model == TINY
     recipe = Recipe(steps=steps, batch=batch, lr=lr or (3e-3 if full else 2e-4), lora_r=None if full else 8, seed=seed)
     sequences = [base.ids.ids(s) for s in _read_tokens(data, tokenizer)]
-    trained, log = train(base.model, sequences, recipe, base.pad_id, None if full else base.ids.new_ids,
-                         checkpoint=out.with_suffix(".pt"))
+    trained, log = train(base.model, sequences, recipe, base.pad_id, None if full else base.ids.new_ids or None,
+                         checkpoint=out.with_suffix(".pt"), micro_batch=micro_batch)
     meta = base.meta(out.stem)
     vector = TaskVector.between(base.model, trained, meta) if full else TaskVector.from_lora(trained, meta)
     vector.save(out)
@@ -187,17 +197,20 @@ def arith(expression: str = typer.Argument(..., help='e.g. "bus_T + mu*(mob_S - 
 @app.command()
 def generate(vector: Path = typer.Argument(..., help="A task vector (.safetensors)."),
              tag: str = typer.Option("mob"), n: int = typer.Option(200), seed: int = typer.Option(0),
-             max_new_tokens: int = typer.Option(64), out: Path = typer.Option(..., help="JSONL of valid samples.")) -> None:
+             max_new_tokens: int = typer.Option(None, help="Default: 32 visits' worth of ids (64 for tokens)."),
+             out: Path = typer.Option(..., help="JSONL of valid samples.")) -> None:
     """Merge a task vector into its base (rebuilt from its meta) and sample trajectories."""
     from proceedings.mobta.backbone import backbone
     from proceedings.mobta.generation import sample
     from proceedings.mobta.task_vector import TaskVector
+    from proceedings.mobta.token_ids import visit_length
     from proceedings.mobta.tokenization import TrajTokenizer
 
     tv = TaskVector.load(vector)
-    tokenizer = TrajTokenizer(tv.meta["grid"], tv.meta["slot_minutes"])
+    tokenizer = TrajTokenizer(tv.meta["grid"], tv.meta["slot_minutes"], tv.meta["cell_format"])
     base = backbone(tv.meta["base"], tokenizer, tv.meta.get("base_seed", 0))
-    samples = sample(tv.apply_to(base.model), tokenizer, base.ids, tag, n, seed, max_new_tokens)
+    limit = max_new_tokens or 32 * visit_length(base.ids, tokenizer)
+    samples = sample(tv.apply_to(base.model), tokenizer, base.ids, tag, n, seed, limit)
     _write_days(out, samples.valid)
     console.print(f"{len(samples.valid)}/{samples.total} valid ({samples.validity:.1%}); invalid: "
                   f"{dict(samples.invalid.most_common(3)) or 'none'} -> {out}")

@@ -13,6 +13,8 @@ import math
 import torch
 
 from proceedings.mobta.task_vector import TaskVector
+from proceedings.mobta.token_ids import TokenIds
+from proceedings.mobta.tokenization import TrajTokenizer
 
 
 def cosine(a: TaskVector, b: TaskVector) -> float:
@@ -41,29 +43,35 @@ def norms(vector: TaskVector) -> dict[str, float]:
     return {"norm": total ** 0.5, "embedding_share": rows / total if total else 0.0}
 
 
-def token_kind(token: str) -> str:
-    """slot `<tNN>`, cell `<cNNN>`, end `<eos>` or tag: the kinds a person-day's tokens come in."""
-    return {"<t": "slot", "<c": "cell", "<e": "eos"}.get(token[:2], "tag")
-
-
-def token_nll(model, ids, sequences: list[list[int]], batch: int = 64) -> dict[str, dict[str, float]]:
-    """Per kind of the next token (slot, cell, eos): mean negative log2-likelihood of the true token, and the
-    mean probability mass the model puts on tokens of that kind (structure: is the right kind of token
-    next?) — which tokens an arm gets wrong on held-out days, beyond whether a sample parses."""
-    kinds = ("slot", "cell", "eos")
-    members = {k: torch.tensor([i for t, i in ids.to_id.items() if token_kind(t) == k]) for k in kinds}
-    nll, mass, count = ({k: 0.0 for k in kinds} for _ in range(3))
+def token_nll(model, tokenizer: TrajTokenizer, ids: TokenIds, days: list[list[str]],
+              batch: int = 64) -> dict[str, dict[str, float]]:
+    """Per kind of the next word (slot, cell / row, column, eos): the mean negative log2-likelihood of the true
+    word (the sum over its ids), and the mean probability the model puts on the first ids of words of that
+    kind (structure: is the right kind of word next?) — which words an arm gets wrong on held-out days, beyond
+    whether a sample parses. `days` are format words, e.g. `tokenizer.encode(day, "mob")`. Where kinds share
+    a first id (the tiny model's digits characters: every word starts with a space) the mass cannot tell them
+    apart; SmolLM2's digit words start with distinct ids (`␣`, `␣r`, `␣c`)."""
+    firsts: dict[str, set[int]] = {}
+    for word in tokenizer.vocabulary():
+        if tokenizer.kind(word) != "tag":  # a tag only starts a sequence
+            firsts.setdefault(tokenizer.kind(word), set()).add(ids.word_ids(word)[0])
+    ordered = sorted(firsts.items(), key=lambda kv: kv[0] == "eos")  # eos last, as the words come
+    members = {k: torch.tensor(sorted(v)) for k, v in ordered}
+    nll, mass, count = ({k: 0.0 for k in members} for _ in range(3))
     with torch.no_grad():
-        for offset in range(0, len(sequences), batch):
-            chunk = sequences[offset:offset + batch]
-            width = max(map(len, chunk))
-            pad = ids.to_id["<eos>"]
-            x = torch.tensor([s + [pad] * (width - len(s)) for s in chunk])
+        for offset in range(0, len(days), batch):
+            chunk = [[ids.word_ids(w, first=n == 0) for n, w in enumerate(day)] for day in days[offset:offset + batch]]
+            flat = [[i for word in day for i in word] for day in chunk]
+            width = max(map(len, flat))
+            x = torch.tensor([s + [ids.eos_id] * (width - len(s)) for s in flat])
             logp = torch.log_softmax(model(input_ids=x).logits[:, :-1].float(), dim=-1)  # (batch, width-1, vocab)
-            for row, seq in enumerate(chunk):
-                for pos, target in enumerate(seq[1:]):
-                    kind = token_kind(ids.to_token[target])
-                    nll[kind] -= float(logp[row, pos, target]) / math.log(2)
-                    mass[kind] += float(logp[row, pos, members[kind]].exp().sum())
+            for row, (day, words) in enumerate(zip(days[offset:offset + batch], chunk)):
+                pos = len(words[0])  # the position of the next word's first id
+                for word, word_ids in zip(day[1:], words[1:]):
+                    kind = tokenizer.kind(word)
+                    steps = logp[row, pos - 1:pos - 1 + len(word_ids)]  # (ids of the word, vocab)
+                    nll[kind] -= float(steps.gather(1, torch.tensor(word_ids)[:, None]).sum()) / math.log(2)
+                    mass[kind] += float(steps[0, members[kind]].exp().sum())
                     count[kind] += 1
-    return {k: {"nll_bits": nll[k] / count[k], "kind_mass": mass[k] / count[k]} for k in kinds if count[k]}
+                    pos += len(word_ids)
+    return {k: {"nll_bits": nll[k] / count[k], "kind_mass": mass[k] / count[k]} for k in members if count[k]}

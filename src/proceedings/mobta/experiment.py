@@ -36,6 +36,7 @@ from proceedings.mobta.generation import Samples, sample
 from proceedings.mobta.metrics import MIN_VALID, REPORTED, Bins, bootstrap_gap, evaluate, real_floor
 from proceedings.mobta.simulator import DEFAULT, SHIFTED, person_days
 from proceedings.mobta.task_vector import TaskVector
+from proceedings.mobta.token_ids import visit_length
 from proceedings.mobta.tokenization import TrajTokenizer
 from proceedings.mobta.trajectories import Trajectory, as_person_day
 
@@ -57,15 +58,19 @@ class ExperimentConfig:
     target: str
     recipe: Recipe
     grid: int = 16
+    cell_format: str = "tokens"  # or "digits": '08:00 r12 c05' in the base's own tokens, no added rows (spec §2.1)
     bus_sequences: int = 2000  # training sequences per bus task (trips drawn with replacement)
     mob_days: int = 2000  # training person-days per mobility task
     eval_days: int = 400  # held-out "real" target person-days
     samples: int = 300  # generated per arm (issue: >= 200)
     mus: tuple[float, ...] = (0.5, 1.0, 1.5)
-    length_margin: int = 8  # a sample may run this many tokens past the longest training sequence of its tag
+    length_margin: int = 8  # a sample may run 8 tokens-format tokens (4 visits) past the longest training
+    # sequence of its tag; a format whose visit takes more ids gets the same 4 visits' worth (`sampling_limits`)
     sample_batch: int = 100
     bootstrap: int = 200
     control: bool = True  # also run the --behaviour-shift control
+    micro_batch: int | None = None  # sequences per forward pass (gradient accumulation; same gradient up to float
+    # rounding, so not part of the run-folder key); None: the whole batch at once
     resume: bool = False  # keep checkpoints and finished task vectors in a run folder (staged runs)
 
 
@@ -104,9 +109,10 @@ CONFIGS = {
 }
 
 
-def experiment_config(scale: str, seed: int = 0) -> ExperimentConfig:
+def experiment_config(scale: str, seed: int = 0, cell_format: str | None = None) -> ExperimentConfig:
+    """The preset, with the seed and (when given) another cell format."""
     cfg = CONFIGS[check_scale(scale)]
-    return replace(cfg, recipe=replace(cfg.recipe, seed=seed))
+    return replace(cfg, recipe=replace(cfg.recipe, seed=seed), cell_format=cell_format or cfg.cell_format)
 
 
 @dataclass
@@ -151,6 +157,11 @@ def encode_tasks(cfg: ExperimentConfig, base: Backbone, work: Workload, seed: in
         work.sequences[CONTROL_TASK] = encode(work.real["shifted train"], "mob")
 
 
+def sampling_limits(cfg: ExperimentConfig, base: Backbone, work: Workload) -> dict[str, int]:
+    """`length_limits` with the margin in the format's ids: `cfg.length_margin` / 2 visits of the longest ids."""
+    return length_limits(work, cfg.length_margin * visit_length(base.ids, base.tokenizer) // 2)
+
+
 def length_limits(work: Workload, margin: int) -> dict[str, int]:
     """Per tag, the most new tokens a sample may take: the longest training sequence of that tag (either city)
     plus a margin, so every arm of a tag is sampled alike and a model that never ends is cut, not waited for.
@@ -180,7 +191,7 @@ def train_vectors(cfg: ExperimentConfig, base: Backbone, work: Workload) -> tupl
     interrupted run continues where it stopped.
     """
     vectors, logs, build_s = {}, {}, []
-    new_ids = None if cfg.recipe.lora_r is None else base.ids.new_ids
+    new_ids = None if cfg.recipe.lora_r is None else base.ids.new_ids or None  # digits: no added rows to train
     folder = run_folder(cfg, base) if cfg.resume else None
     for task, sequences in work.sequences.items():
         if folder and (folder / f"{task}.safetensors").exists():
@@ -188,7 +199,8 @@ def train_vectors(cfg: ExperimentConfig, base: Backbone, work: Workload) -> tupl
             logs[task] = TrainLog(**json.loads((folder / f"{task}.log.json").read_text()))
             continue
         model, logs[task] = finetune(base.model, sequences, cfg.recipe, base.pad_id, new_ids,
-                                     checkpoint=folder / f"{task}.pt" if folder else None, desc=f"fine-tune {task}")
+                                     checkpoint=folder / f"{task}.pt" if folder else None, desc=f"fine-tune {task}",
+                                     micro_batch=cfg.micro_batch)
         meta, t0 = base.meta(task), time.perf_counter()
         vectors[task] = (TaskVector.between(base.model, model, meta) if cfg.recipe.lora_r is None
                          else TaskVector.from_lora(model, meta))
@@ -200,7 +212,7 @@ def train_vectors(cfg: ExperimentConfig, base: Backbone, work: Workload) -> tupl
     return vectors, logs, float(np.mean(build_s)) if build_s else float("nan")
 
 
-TRAINING = ("model", "source", "target", "recipe", "grid", "bus_sequences", "mob_days")
+TRAINING = ("model", "source", "target", "recipe", "grid", "cell_format", "bus_sequences", "mob_days")
 SAMPLING = ("samples", "mus", "length_margin", "sample_batch")
 
 
@@ -211,7 +223,8 @@ def run_folder(cfg: ExperimentConfig, base: Backbone, fields: tuple[str, ...] = 
     config = asdict(cfg)
 
     def key(names: tuple[str, ...]) -> str:
-        chosen = {k: config[k] for k in names}
+        # the tokens format was the only one until round 16: leaving it out of its keys keeps recorded run folders
+        chosen = {k: config[k] for k in names if not (k == "cell_format" and config[k] == "tokens")}
         return hashlib.sha256(json.dumps([chosen, base.base_hash], default=str).encode()).hexdigest()[:12]
 
     folder = cache_root() / "mobta" / "runs" / key(TRAINING)
@@ -265,8 +278,9 @@ def arm_diagnostics(cfg: ExperimentConfig, base: Backbone, arms: dict, work: Wor
     if kept and kept.exists():
         nll = json.loads(kept.read_text())
     else:
-        held_out = [base.ids.ids(base.tokenizer.encode(d, "mob")) for d in work.real["eval"][:days]]
-        nll = {name: token_nll(arms[name][0].apply_to(base.model), base.ids, held_out) for name in DIAGNOSED}
+        held_out = [base.tokenizer.encode(d, "mob") for d in work.real["eval"][:days]]
+        nll = {name: token_nll(arms[name][0].apply_to(base.model), base.tokenizer, base.ids, held_out)
+               for name in DIAGNOSED}
         if kept:
             atomic_write_text(kept, json.dumps(nll))
     bus_t, bus_s, mob_s, mob_t = (arms[name][0] for name in ("bus_only", "bus_S", "source_only", "oracle"))
@@ -304,17 +318,17 @@ def closure(best: float, method: float, oracle: float) -> float | None:
     return (best - method) / (best - oracle) if oracle < best < float("inf") and method < float("inf") else None
 
 
-def reproduce(scale: str, seed: int = 0) -> Result:
+def reproduce(scale: str, seed: int = 0, cell_format: str | None = None) -> Result:
     """Data -> four matched fine-tunes -> task arithmetic -> sampling -> JSD against held-out target days."""
-    cfg = experiment_config(scale, seed)
+    cfg = experiment_config(scale, seed, cell_format)
     seed_everything(seed)
-    tokenizer = TrajTokenizer(cfg.grid)
+    tokenizer = TrajTokenizer(cfg.grid, cell_format=cfg.cell_format)
     base = backbone(cfg.model, tokenizer, seed)
     work = load_workload(cfg, seed)
     encode_tasks(cfg, base, work, seed)
     vectors, logs, build_s = train_vectors(cfg, base, work)
     arms = arm_vectors(vectors, cfg.mus)
-    limits = length_limits(work, cfg.length_margin)
+    limits = sampling_limits(cfg, base, work)
     samples, speed = sample_arms(cfg, base, arms, limits, seed)
 
     judged = tuple(a for a in arms if a not in ("bus_S", "oracle_shifted"))

@@ -3,7 +3,8 @@
 LoRA r = 8, α = 16 on q, k, v, o, gate, up, down; the added tokens' embedding rows are trainable through
 PEFT's trainable tokens (their own learning rate); AdamW with a cosine schedule. Batches are drawn from a
 generator seeded by (seed, step), so a run resumed from its checkpoint sees exactly the batches it would
-have seen.
+have seen. A batch may run as micro-batches (gradient accumulation): the same gradient up to float rounding,
+in a fraction of the memory, which long sequences (the digits cell format) need on a CPU.
 """
 
 from __future__ import annotations
@@ -65,6 +66,27 @@ def _batch(sequences: list[list[int]], recipe: Recipe, step: int, pad_id: int) -
     return {"input_ids": ids, "attention_mask": mask, "labels": ids.masked_fill(mask == 0, -100)}
 
 
+def _accumulate(model, batch: dict[str, torch.Tensor], micro: int | None) -> float:
+    """Forward and backward of one batch, whole or in micro-batches of `micro` sequences, each cut to its own
+    longest sequence and its mean loss weighted by its share of the batch's predicted tokens, so the gradients
+    sum to the whole batch's mean-loss gradient. Returns the batch's loss."""
+    size = batch["input_ids"].shape[0]
+    if not micro or micro >= size:
+        loss = model(**batch).loss
+        loss.backward()
+        return float(loss.detach())
+    predicted = lambda part: int((part["labels"][:, 1:] != -100).sum())  # noqa: E731  (labels shift by one)
+    total, value = predicted(batch), 0.0
+    for start in range(0, size, micro):
+        part = {k: v[start:start + micro] for k, v in batch.items()}
+        width = int(part["attention_mask"].sum(1).max())  # sequences are left-aligned: the rest is padding
+        part = {k: v[:, :width] for k, v in part.items()}
+        loss = model(**part).loss * (predicted(part) / total)
+        loss.backward()
+        value += float(loss.detach())
+    return value
+
+
 def trainable_model(base: torch.nn.Module, recipe: Recipe, new_ids: list[int] | None = None):
     """A copy of the base to train: every weight (full) or a PEFT LoRA model with trainable added-token rows."""
     model = copy.deepcopy(base)
@@ -96,8 +118,10 @@ def _schedule(recipe: Recipe):
 
 
 def finetune(base: torch.nn.Module, sequences: list[list[int]], recipe: Recipe, pad_id: int,
-             new_ids: list[int] | None = None, checkpoint: Path | str | None = None, desc: str = "fine-tune"):
-    """Train a copy of `base` on token-id sequences; resumes from `checkpoint` when it exists.
+             new_ids: list[int] | None = None, checkpoint: Path | str | None = None, desc: str = "fine-tune",
+             micro_batch: int | None = None):
+    """Train a copy of `base` on token-id sequences (`micro_batch` sequences per forward pass, default the whole
+    batch); resumes from `checkpoint` when it exists.
 
     Returns (model, TrainLog); the model is the PEFT model for LoRA recipes.
     """
@@ -117,13 +141,12 @@ def finetune(base: torch.nn.Module, sequences: list[list[int]], recipe: Recipe, 
     with progress_bar(total=recipe.steps, desc=desc, unit="step", initial=start) as bar:
         for step in range(start, recipe.steps):
             batch = _batch(sequences, recipe, step, pad_id)
-            loss = model(**batch).loss
-            loss.backward()
+            loss = _accumulate(model, batch, micro_batch)
             optimizer.step()
             scheduler.step()
             optimizer.zero_grad(set_to_none=True)
             log.steps, log.tokens = step + 1, log.tokens + int(batch["attention_mask"].sum())
-            log.losses.append(float(loss.detach()))
+            log.losses.append(loss)
             bar.update()
             if checkpoint and ((step + 1) % recipe.checkpoint_every == 0 or step + 1 == recipe.steps):
                 so_far = replace(log, wall_s=log.wall_s + time.perf_counter() - wall0,

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import torch
 
 from proceedings.core.progress import progress_bar
-from proceedings.mobta.tokenization import EOS, InvalidSample, TokenIds, TrajTokenizer
+from proceedings.mobta.token_ids import TokenIds
+from proceedings.mobta.tokenization import InvalidSample, TrajTokenizer
 from proceedings.mobta.trajectories import Trajectory
 
 
@@ -45,27 +46,27 @@ class Samples:
 
 def sample(model, tokenizer: TrajTokenizer, ids: TokenIds, tag: str, n: int, seed: int, max_new_tokens: int = 64,
            batch: int = 64, top_p: float = 0.95, temperature: float = 1.0, desc: str | None = None) -> Samples:
-    """n sequences started from `<tag>`, decoded into trajectories."""
-    start = ids.to_id[f"<{tag}>"]
-    eos = ids.to_id[EOS]
+    """n sequences started from the tag's ids, decoded into trajectories (at most `max_new_tokens` ids each)."""
+    start = ids.word_ids(tokenizer.tag_word(tag), first=True)
+    eos = ids.eos_id
     out = Samples(tag, [])
     torch.manual_seed(seed)
     wall0 = time.perf_counter()
     with progress_bar(total=n, desc=desc or f"sample <{tag}>", unit="seq") as bar:
         for offset in range(0, n, batch):
             size = min(batch, n - offset)
-            prompt = torch.full((size, 1), start)
+            prompt = torch.tensor([start] * size)  # (size, ids of the tag)
             with torch.no_grad():
                 generated = model.generate(input_ids=prompt, attention_mask=torch.ones_like(prompt), do_sample=True,
                                            top_p=top_p, top_k=0, temperature=temperature,
                                            max_new_tokens=max_new_tokens, eos_token_id=eos, pad_token_id=eos)
             for row in generated.tolist():
-                body = row[1:]
+                body = row[len(start):]
                 if eos in body:
                     body = body[:body.index(eos) + 1]
                 out.tokens += len(body)
                 try:
-                    out.valid.append(tokenizer.decode([f"<{tag}>", *ids.tokens(body)])[1])
+                    out.valid.append(tokenizer.decode(ids.words(start + body))[1])
                 except InvalidSample as err:
                     out.invalid[str(err)] += 1
             bar.update(size)

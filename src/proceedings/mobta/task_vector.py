@@ -6,8 +6,9 @@ A full fine-tune's task vector is θ_ft - θ_0 for every parameter. Arithmetic (
 these dense deltas only, never on the LoRA factors A and B: (B1 - B2)(A1 - A2) is not B1·A1 - B2·A2, and
 PEFT's negative-weight adapter merge is a known trap (peft #1907, #2796, #3004).
 
-Every vector carries meta (base-model hash, tokenizer hash, grid, slot length); vectors that disagree on
-any of them are refused, naming both.
+Every vector carries meta (cell format, base-model hash, tokenizer hash, grid, slot length); vectors that
+disagree on any of them are refused, naming both. A digits-format fine-tune adds no tokens, so its vector
+holds LoRA deltas only.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import torch
 
 from proceedings.core.errors import ProceedingsError
 
-COMPATIBLE = ("base_hash", "tokenizer_hash", "grid", "slot_minutes")
+COMPATIBLE = ("cell_format", "base_hash", "tokenizer_hash", "grid", "slot_minutes")  # format first: plainest message
 META_KEY = "mobta"
 
 
@@ -44,7 +45,7 @@ def is_tied(model: torch.nn.Module) -> bool:
 @dataclass
 class TaskVector:
     deltas: dict[str, torch.Tensor]  # parameter name -> dense delta (rows `row_offset[name]:` for row deltas)
-    meta: dict  # base_hash, tokenizer_hash, grid, slot_minutes, name
+    meta: dict  # cell_format, base_hash, tokenizer_hash, grid, slot_minutes, name
     row_offset: dict[str, int] = field(default_factory=dict)  # embedding deltas that cover only the added rows
 
     @property
@@ -168,7 +169,8 @@ class TaskVector:
             raise ProceedingsError(f"'{path}' is not a task vector file ({str(err).splitlines()[0]})") from None
         if not stored:
             raise ProceedingsError(f"'{path}' has no MobTA meta (base hash, tokenizer hash, grid, slot)")
-        meta = {**stored["meta"], "name": stored["meta"].get("name") or path.stem}
+        # vectors saved before the digits format existed (round 15 and earlier) were all in the tokens format
+        meta = {"cell_format": "tokens", **stored["meta"], "name": stored["meta"].get("name") or path.stem}
         return cls(deltas, meta, stored.get("row_offset", {}))
 
 
