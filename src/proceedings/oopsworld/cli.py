@@ -120,6 +120,9 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
                                     "state's redraw (default: the preset's)."),
           erase: bool = typer.Option(None, "--erase/--no-erase", help="A second mask clears to the surrounding "
                                      "background before the redraw paints (default: the preset's)."),
+          gated: bool = typer.Option(None, "--gated/--shared-head", help="One end-state redraw head per operator "
+                                     "family, picked by the op tokens; needs the structured encoder (default: the "
+                                     "preset's)."),
           seed: int = typer.Option(0)) -> None:
     """Train the teacher (= B1), B2 and OopsWorld of a preset; rerun the same command to resume."""
     from proceedings.core.runtime import set_threads
@@ -127,8 +130,8 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
     from proceedings.oopsworld.rollout import save_model
 
     set_threads()
-    generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp),
-                                                   ("erase", erase)) if v is not None}
+    generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp), ("erase", erase),
+                                   ("gated", gated)) if v is not None}
     config = _config(scale, seed, steps, operators, **generator)
     timings: dict = {}
     arms, losses = train_arms(config, training_data(config), timings, checkpoints=out)
