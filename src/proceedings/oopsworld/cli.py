@@ -95,6 +95,7 @@ def _config(scale: str, seed: int, steps: int, operators: str, **generator):
     """A preset, optionally with other steps, an operator subset and generator options (every arm)."""
     from dataclasses import replace
 
+    from proceedings.core.errors import ProceedingsError
     from proceedings.core.runtime import check_scale
     from proceedings.oopsworld.experiment import CONFIGS
     from proceedings.oopsworld.taxonomy import OPERATORS, ProgramError
@@ -104,6 +105,10 @@ def _config(scale: str, seed: int, steps: int, operators: str, **generator):
     if unknown:
         raise ProgramError(f"unknown operator '{unknown[0]}'; known: {', '.join(OPERATORS)}")
     config = replace(CONFIGS[check_scale(scale)], seed=seed, operators=subset, **generator)
+    if config.gated and config.encoder != "structured":
+        raise ProceedingsError(f"--gated picks a head by the op token's operator word, which only the structured "
+                               f"encoder has; scale '{scale}' encodes MiniLM text: use --scale tiny (structured) or "
+                               f"--shared-head")
     return replace(config, steps=steps) if steps else config
 
 
