@@ -97,3 +97,11 @@ def test_train_then_eval_a_micro_preset_writes_every_arm_and_a_report(tmp_path, 
     report = json.loads((tmp_path / "r.json").read_text())
     assert set(report["arms"]) == {"oopsworld", "b2", "b1_implicit", "b1_explicit"}
     assert report["gates"]["gt_change_acc"] >= 0.95
+
+
+def test_gated_heads_on_a_text_preset_are_refused_with_what_to_use(tmp_path):
+    from proceedings.core.errors import ProceedingsError
+
+    result = runner.invoke(app, ["train", "--scale", "small", "--gated", "--out", str(tmp_path)])
+    assert isinstance(result.exception, ProceedingsError) and "--scale tiny" in str(result.exception)
+    assert not any(tmp_path.iterdir())

@@ -6,9 +6,11 @@ import pytest
 import torch
 
 from proceedings.oopsworld.data import sample_episode
+from proceedings.oopsworld.encoders import structured_bank
 from proceedings.oopsworld.generator import PALETTE, ChunkGenerator, GeneratorConfig, move_layers
 from proceedings.oopsworld.training import (DistillConfig, Paused, TrainConfig, curriculum_stage, segment_data,
                                             stage_pool, train_distill, train_forcing)
+from proceedings.oopsworld.taxonomy import FAMILIES
 
 TINY = GeneratorConfig(channels=(8, 16, 16), token_dim=16)
 
@@ -195,10 +197,11 @@ def test_the_generator_options_of_a_preset_reach_every_arm(data):
     from proceedings.oopsworld.experiment import CONFIGS, train_arms
 
     micro = replace(CONFIGS["tiny"], channels=(8, 16, 16), steps=2, batch=2, palette=True, layers=2, ramp=True,
-                    erase=True)
+                    erase=True, gated=True)
     arms, _ = train_arms(micro, data, {})
-    assert {name: (m.config.palette, m.config.layers, m.config.ramp, m.config.erase) for name, m in arms.items()} == {
-        "teacher": (True, 2, True, True), "b2": (True, 2, True, True), "oopsworld": (True, 2, True, True)}
+    options = {name: (m.config.palette, m.config.layers, m.config.ramp, m.config.erase, m.config.gated)
+               for name, m in arms.items()}
+    assert options == {arm: (True, 2, True, True, True) for arm in ("teacher", "b2", "oopsworld")}
     assert all(hasattr(m, "shift_head") and not hasattr(m, "flow_head") for m in arms.values())
 
 
@@ -235,3 +238,24 @@ def test_the_erase_mask_clears_to_the_surrounding_background_and_the_redraw_pain
     assert torch.allclose(cleared, torch.full_like(cleared, 0.2), atol=1e-5)
     assert torch.allclose(redrawn[..., 9:11, 9:11], torch.tensor(0.5), atol=1e-5)
     assert torch.allclose(redrawn[..., 8, 8:12], torch.tensor(0.2), atol=1e-5)
+
+
+def test_gated_end_heads_give_each_operator_family_its_own_head_and_only_it_gets_gradient(data):
+    families = list(FAMILIES)
+    recolor, pan = 1 + families.index("appearance"), 1 + families.index("camera")
+    bank = structured_bank([[["kind:op", "op:recolor", "new_color:red"]], [["kind:op", "op:pan", "new_side:left"]],
+                            [["kind:op", "op:recolor"], ["kind:op", "op:pan"]], [["kind:global", "weather:rain"]]])
+    torch.manual_seed(0)
+    model = ChunkGenerator(GeneratorConfig(channels=(8, 16, 16), token_dim=16, gated=True))
+    shares = model.route(*bank.take(np.arange(4)))
+    expected = torch.zeros(4, model.heads)
+    expected[0, recolor], expected[1, pan], expected[2, [recolor, pan]], expected[3, 0] = 1.0, 1.0, 0.5, 1.0
+    assert torch.equal(shares, expected)  # a scene prompt names no operator: head 0
+    history, _ = data.chunk(np.array([0]))
+    for op, own in ((0, recolor), (1, pan)):
+        model.zero_grad()
+        model(history, *bank.take(np.array([op])))[:, -1].sum().backward()
+        grad = model.end_head.weight.grad.reshape(model.heads, -1).abs().sum(1)  # per head
+        assert grad[own] > 0 and grad.sum() == grad[own]  # only the op's family head learns from it
+    with pytest.raises(ValueError, match="structured"):
+        ChunkGenerator(GeneratorConfig(channels=(8, 16, 16), token_dim=16, gated=True, encoder="text"))

@@ -1,8 +1,9 @@
 #!/bin/bash
-# one lane-B piece (<= 14 min, never past 11:29 UTC): runs "OUT ORDER READS" triples in turn; a cut run resumes
+# one lane piece (<= CAP s, default 840; never past END UTC, default 11:29): runs "OUT ORDER READS" triples in turn;
+# a cut run resumes (round 16: GATED=1 END=13:45 CAP=360 under the lane-A lock)
 cd /work/wt/oopsworld
 export PYTHONPATH=$PWD/src PROCEEDINGS_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-left=$(( $(date -u -d "11:29" +%s) - $(date -u +%s) )); [ $left -gt 840 ] && left=840
+cap=${CAP:-840}; left=$(( $(date -u -d "${END:-11:29}" +%s) - $(date -u +%s) )); [ $left -gt $cap ] && left=$cap
 echo "lock $(date -u +%T), left $left s, load $(cut -d' ' -f1-3 /proc/loadavg)"
 end=$(( $(date -u +%s) + left ))
 while [ $# -ge 3 ]; do

@@ -95,6 +95,7 @@ def _config(scale: str, seed: int, steps: int, operators: str, **generator):
     """A preset, optionally with other steps, an operator subset and generator options (every arm)."""
     from dataclasses import replace
 
+    from proceedings.core.errors import ProceedingsError
     from proceedings.core.runtime import check_scale
     from proceedings.oopsworld.experiment import CONFIGS
     from proceedings.oopsworld.taxonomy import OPERATORS, ProgramError
@@ -104,6 +105,10 @@ def _config(scale: str, seed: int, steps: int, operators: str, **generator):
     if unknown:
         raise ProgramError(f"unknown operator '{unknown[0]}'; known: {', '.join(OPERATORS)}")
     config = replace(CONFIGS[check_scale(scale)], seed=seed, operators=subset, **generator)
+    if config.gated and config.encoder != "structured":
+        raise ProceedingsError(f"--gated picks a head by the op token's operator word, which only the structured "
+                               f"encoder has; scale '{scale}' encodes MiniLM text: use --scale tiny (structured) or "
+                               f"--shared-head")
     return replace(config, steps=steps) if steps else config
 
 
@@ -120,6 +125,9 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
                                     "state's redraw (default: the preset's)."),
           erase: bool = typer.Option(None, "--erase/--no-erase", help="A second mask clears to the surrounding "
                                      "background before the redraw paints (default: the preset's)."),
+          gated: bool = typer.Option(None, "--gated/--shared-head", help="One end-state redraw head per operator "
+                                     "family, picked by the op tokens; needs the structured encoder (default: the "
+                                     "preset's)."),
           seed: int = typer.Option(0)) -> None:
     """Train the teacher (= B1), B2 and OopsWorld of a preset; rerun the same command to resume."""
     from proceedings.core.runtime import set_threads
@@ -127,8 +135,8 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
     from proceedings.oopsworld.rollout import save_model
 
     set_threads()
-    generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp),
-                                                   ("erase", erase)) if v is not None}
+    generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp), ("erase", erase),
+                                   ("gated", gated)) if v is not None}
     config = _config(scale, seed, steps, operators, **generator)
     timings: dict = {}
     arms, losses = train_arms(config, training_data(config), timings, checkpoints=out)

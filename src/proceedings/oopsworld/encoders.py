@@ -21,8 +21,8 @@ import numpy as np
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root, minilm_dir
-from proceedings.oopsworld.taxonomy import (CAMERA_POSITIONS, DIRECTIONS, OPERATORS, STATE_FLAGS, VOCABULARY, ZOOMS,
-                                            Program, objects)
+from proceedings.oopsworld.taxonomy import (CAMERA_POSITIONS, DIRECTIONS, FAMILIES, OPERATORS, STATE_FLAGS, VOCABULARY,
+                                            ZOOMS, Program, objects)
 
 TEXT_TOKENS = 64  # MiniLM tokens kept per prompt: a 3-object scene prompt has up to ~52 (32 cut half of them)
 WORDS_PER_TOKEN = 10
@@ -63,6 +63,17 @@ def structured_vocabulary() -> dict[str, int]:
     words += [f"zoomlevel:{k}" for k in range(len(ZOOMS))] + [f"state:{f}" for f in STATE_FLAGS]
     words += [f"vel:{d}" for d in DIRECTIONS]
     return {w: i for i, w in enumerate(dict.fromkeys(words))}
+
+
+def word_families() -> np.ndarray:
+    """Per structured word id, 1 + the index of its operator's family in FAMILIES for an "op:NAME" word, else 0:
+    what lets an op token pick its family's redraw head (`GeneratorConfig.gated`)."""
+    families = list(FAMILIES)
+    table = np.zeros(len(structured_vocabulary()), np.int64)
+    for word, i in structured_vocabulary().items():
+        if word.startswith("op:"):
+            table[i] = 1 + families.index(OPERATORS[word[3:]].family)
+    return table
 
 
 def _pack(tokens: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:

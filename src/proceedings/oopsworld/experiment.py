@@ -61,6 +61,7 @@ class Config:
     layers: int = 0  # generator option for every arm: J object layers moved rigidly instead of the 8x8 flow
     ramp: bool = False  # generator option for every arm: in-between frames fade in the end state's redraw
     erase: bool = False  # generator option for every arm: a second mask clears to the background before the redraw
+    gated: bool = False  # generator option for every arm: one end-state redraw head per operator family (round 16)
     steps: int = 40  # N per arm
     batch: int = 16
     lr: float = 2e-3
@@ -248,7 +249,8 @@ def train_arms(config: Config, data, timings: dict, checkpoints: Path | None = N
 def generator_config(config: Config) -> GeneratorConfig:
     """The one architecture every arm shares."""
     return GeneratorConfig(channels=config.channels, frames=config.frames, encoder=config.encoder,
-                           palette=config.palette, layers=config.layers, ramp=config.ramp, erase=config.erase)
+                           palette=config.palette, layers=config.layers, ramp=config.ramp, erase=config.erase,
+                           gated=config.gated)
 
 
 def measure_gates(arms, bench_data, bench, easy_data, easy, readers) -> tuple[dict, VideoScores]:

@@ -15,7 +15,9 @@ in-between frames no redraw of their own: they fade in the end state's (round 13
 paints flickered, so every generated chunk was judged dynamic). `erase` (round 14) gives the redraw a second
 mask that clears the frame to its surrounding background (what a moved object uncovers), so the redraw's colour
 need not learn backgrounds: trained on recolor alone the colour follows the request, beside moves it paints
-background on the recoloured object (README, round 14).
+background on the recoloured object (README, round 14). `gated` (round 16) gives the end state one redraw head per
+operator family, picked by the op tokens' operator words, so a recolour's head is one no move or tint writes over
+(round 15: a learned recolour is wiped within ~20 steps once other operators train the one shared head).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from proceedings.oopsworld.encoders import MiniLMTokens, structured_vocabulary
+from proceedings.oopsworld.encoders import MiniLMTokens, structured_vocabulary, word_families
+from proceedings.oopsworld.taxonomy import FAMILIES
 from proceedings.oopsworld.world import COLORS, OUTLINE, SKY_GROUND
 
 
@@ -43,6 +46,7 @@ class GeneratorConfig:
     layers: int = 0  # J > 0: the warp moves J object layers + the background rigidly instead of the 8x8 flow
     ramp: bool = False  # in-between frames fade in the end state's one redraw (a per-frame ramp), no K-1 own paints
     erase: bool = False  # a second mask clears to the surrounding background before the redraw paints (round 14)
+    gated: bool = False  # one end-state redraw head per operator family, picked by the op tokens (round 16)
 
 
 MASK_BIAS = -3.0  # initial mask logit: sigmoid(-3) = 0.05
@@ -128,7 +132,13 @@ class ChunkGenerator(nn.Module):
             raise ValueError("erase clears before the masked redraw; use masked=True with erase=True")
         self.colours = len(PALETTE) if config.palette else 3
         paint = self.colours + config.erase + 1 if config.masked else 3  # colour (+ erase logit) (+ mask logit)
-        self.end_head = nn.Conv2d(c1, paint, 3, padding=1)
+        if config.gated and config.encoder != "structured":
+            raise ValueError("gated picks a head by the op token's operator word; use encoder='structured' with "
+                             "gated=True")
+        self.heads = 1 + len(FAMILIES) if config.gated else 1  # gated: head 0 for tokens naming no operator (a scene)
+        self.end_head = nn.Conv2d(c1, paint * self.heads, 3, padding=1)
+        if config.gated:
+            self.register_buffer("word_family", torch.from_numpy(word_families()), persistent=False)
         if config.ramp and not config.masked:
             raise ValueError("ramp fades in the masked redraw; use masked=True with ramp=True")
         if config.ramp:  # per-frame share of the end state's redraw, starting at the world's eased profile
@@ -181,7 +191,7 @@ class ChunkGenerator(nn.Module):
         if self.config.masked:
             base = base * torch.exp(self.tone_head(pooled)).reshape(b, k, 3, 1, 1)
         tint = (torch.exp(self.tint_head(pooled)) if self.config.palette else torch.ones(b, 3 * k)).reshape(b, k, 3, 1, 1)
-        end_paint = self.end_head(y1).reshape(b, 1, -1, h, w)
+        end_paint = self._end_paint(y1, token_values, token_mask).reshape(b, 1, -1, h, w)
         end = self._paint(base[:, -1:], end_paint, tint[:, -1:])[:, 0]  # the end state first, then the frames between
         if self.config.ramp:
             share = torch.sigmoid(self.ramp_head(pooled)).reshape(b, k - 1, 1, 1, 1)
@@ -190,6 +200,23 @@ class ChunkGenerator(nn.Module):
             between = self._paint(base[:, :-1], self.between(torch.cat([y1, end, last], 1)).reshape(b, k - 1, -1, h, w),
                                   tint[:, :-1])
         return torch.cat([between, end[:, None]], 1)  # (B, K, 3, H, W)
+
+    def _end_paint(self, features: torch.Tensor, token_values: torch.Tensor, token_mask: torch.Tensor) -> torch.Tensor:
+        """The end head's paint (B, P, H, W); gated, each sample's mix of its heads by `route`."""
+        paint = self.end_head(features)
+        if not self.config.gated:
+            return paint
+        b, _, h, w = paint.shape
+        heads = paint.reshape(b, self.heads, -1, h, w)  # (B, heads, P, H, W)
+        return torch.einsum("bn,bnphw->bphw", self.route(token_values, token_mask), heads)
+
+    def route(self, token_values: torch.Tensor, token_mask: torch.Tensor) -> torch.Tensor:
+        """Shares (B, heads) of the gated end heads: each op token picks its operator family's head, a composite
+        splits evenly between its ops' heads, and tokens that name no operator (a scene prompt) get head 0."""
+        family = self.word_family[token_values].amax(2) * token_mask  # (B, L): op token's family + 1, else 0
+        counts = F.one_hot(family, self.heads).float().sum(1)  # (B, heads)
+        counts[:, 0] = (counts[:, 1:].sum(1) == 0).float()
+        return counts / counts.sum(1, keepdim=True)
 
     def _paint(self, base: torch.Tensor, paint: torch.Tensor, tint: torch.Tensor, share: torch.Tensor | float = 1.0
                ) -> torch.Tensor:

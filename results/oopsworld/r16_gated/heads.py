@@ -1,0 +1,78 @@
+"""Round 16: what the gated recolour head does at step 600 (a light read of a probe checkpoint, ~10 CPU-s).
+On the easy split's recolour segments (GT history, implicit tokens), inside the recoloured body (pixels where the
+end scene's render differs between the old and the requested colour) and outside it: the recolour head's mask
+opening, the nearest object colour of what it paints where it opens (requested / old / other), the same for the
+base it paints over (last history frame warped and toned), for the last history frame itself (the reference: the old
+colour under GT lighting) and for the generated end frame, and how far the warp/tone moved the base off the last
+history frame. usage: [SEED=s] heads.py CHECKPOINT   (README, "Round 16"; nothing in the package imports it)"""
+import copy, json, os, sys
+from dataclasses import replace
+import numpy as np, torch
+from proceedings.core.runtime import set_threads
+from proceedings.oopsworld.data import build_episodes
+from proceedings.oopsworld.experiment import CONFIGS, generator_config
+from proceedings.oopsworld.generator import ChunkGenerator
+from proceedings.oopsworld.taxonomy import FAMILIES, objects
+from proceedings.oopsworld.training import segment_data
+from proceedings.oopsworld.world import COLORS, render
+
+set_threads()
+config = replace(CONFIGS["small"], encoder="structured", gated=True, seed=int(os.environ.get("SEED", "0")))
+model = ChunkGenerator(generator_config(config))
+model.load_state_dict(torch.load(sys.argv[1], weights_only=False)["model"])
+model.eval()
+easy = build_episodes(range(20_000_000, 20_000_000 + config.easy_episodes), segments=3, stage=4, frames=config.frames,
+                      size=config.size, max_objects=2, depths=(1,), operators=config.operators)
+data = segment_data(easy, config.encoder)
+head = 1 + list(FAMILIES).index("appearance")
+ids, bodies, wanted = [], [], []
+for e, ep in enumerate(easy):
+    for s, prog in enumerate(ep.programs):
+        op = prog.ops[0]
+        if op.op != "recolor":
+            continue
+        end, t = ep.scenes[s + 1], 1 + (s + 1) * config.frames
+        old = copy.deepcopy(end); objects(old)[op.target]["color"] = objects(ep.scenes[s])[op.target]["color"]
+        bodies.append(np.abs(render(end, t, ep.seed, config.size) - render(old, t, ep.seed, config.size)).max(-1) > 0.02)
+        ids.append(e * 3 + s); wanted.append((op.args["color"], objects(ep.scenes[s])[op.target]["color"]))
+captured = {}
+model.end_head.register_forward_hook(lambda m, i, o: captured.update(paint=o))
+paint_fn = model._paint
+
+
+def spy(base, *args, **kwargs):
+    captured.setdefault("base", base)  # the first call paints the end state: (N, 1, 3, H, W)
+    return paint_fn(base, *args, **kwargs)
+
+
+model._paint = spy
+history, _ = data.chunk(np.array(ids))
+values, mask = data.tokens("implicit", np.array(ids))
+with torch.no_grad():
+    frames = model(history, values, mask).clamp(0, 1)
+paint = captured["paint"].reshape(len(ids), model.heads, -1, config.size, config.size)[:, head]  # (N, 4, H, W)
+opening, colour = torch.sigmoid(paint[:, -1]).numpy(), torch.sigmoid(paint[:, :3]).permute(0, 2, 3, 1).numpy()
+base, last = captured["base"][:, 0].permute(0, 2, 3, 1).numpy(), history[:, -1].permute(0, 2, 3, 1).numpy()
+end = frames[:, -1].permute(0, 2, 3, 1).numpy()
+refs = {k: np.array(v) for k, v in COLORS.items()}
+
+
+def nearest(rgb, new, old):
+    name = min(refs, key=lambda k: float(((refs[k] - rgb) ** 2).sum()))
+    return "requested" if name == new else "old" if name == old else "other"
+
+
+rows = {"segments": len(ids), "mask_in_body": [], "mask_outside": [], "paint": [], "base": [], "last": [], "end": [],
+        "base_shift_in_body": []}
+for n, body in enumerate(bodies):
+    w = opening[n][body]
+    rows["mask_in_body"].append(float(w.mean())); rows["mask_outside"].append(float(opening[n][~body].mean()))
+    rows["paint"].append(nearest((colour[n][body] * w[:, None]).sum(0) / (w.sum() + 1e-6), *wanted[n]))
+    rows["base"].append(nearest(base[n][body].mean(0), *wanted[n]))
+    rows["last"].append(nearest(last[n][body].mean(0), *wanted[n]))
+    rows["end"].append(nearest(end[n][body].mean(0), *wanted[n]))
+    rows["base_shift_in_body"].append(float(np.abs(base[n][body] - last[n][body]).mean()))
+out = {k: (round(float(np.mean(v)), 3) if k not in ("segments", "paint", "base", "last", "end") else
+           v if k == "segments" else {c: round(v.count(c) / len(v), 2) for c in ("requested", "old", "other")})
+       for k, v in rows.items()}
+print(json.dumps({"checkpoint": sys.argv[1], **out}))
