@@ -2,7 +2,7 @@
 
 State lives in /tmp/orthrus-probe/<name>/: train.pt (train_view's checkpoint), log.json (tau per milestone,
 per prompt so a measurement resumes); a probe's log is committed beside this script as <seed>-<setting>.json.
-Each piece goes under the shared lane-A lock, e.g. `flock /tmp/proceedings-heavy.lock python probe.py ...`. Usage:
+Each piece goes under a heavy-lane lock, e.g. `flock /tmp/proceedings-heavy-b.lock python probe.py ...`. Usage:
   probe.py NAME --seed 2 --lr 1e-3 --steps 120 --milestones 0,60,120 [--train-prompts 160] [--kl 1 --gamma 0.8]
            [--schedule cosine|constant]
            [--init PATH] [--prompts 20] [--budget-s 330]
