@@ -30,8 +30,13 @@ elif mode == ["partial"]:
             arms[arm].load_state_dict(state["ema"])
     estimator = load_estimator(cfg.depth, cfg.estimator)
     table, _ = e.evaluate(cfg, e.datasets(cfg, 0), arms, estimator, estimator.features)
-    print(json.dumps({w: {r: {k: v for k, v in s.items() if k != "per_pair_psnr"} if isinstance(s, dict) else s
-                          for r, s in table[w].items()} for w in "AB"}, indent=1))
+    from proceedings.ovie.metrics import paired_bootstrap
+    out = {w: {r: {k: v for k, v in s.items() if k != "per_pair_psnr"} if isinstance(s, dict) else s
+               for r, s in table[w].items()} for w in "AB"}
+    out["bootstrap_95"] = {f"{r} - {base} on {w}": paired_bootstrap(table[w][r]["per_pair_psnr"],
+                                                                 table[w][base]["per_pair_psnr"], cfg.bootstrap, 0)
+                           for w in "AB" for base in ("ovie", "mv", "copy") for r in arms if r.startswith("ovie_")}
+    print(json.dumps(out, indent=1))
 else:
     from proceedings.cli import app
     app(["reproduce", "ovie", "--scale", "small"])
