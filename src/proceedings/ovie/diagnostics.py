@@ -6,7 +6,7 @@ and does each trained arm learn the pseudo-pair task itself?
 - `diagnose`: on the A and B test pairs of a finished `reproduce` run (its arms' checkpoints), those
   statistics for the test poses and for poses the training sampler draws from the same sources; the PSNR
   of pseudo-targets built with the *true* pose (how good OVIE's targets are); and each arm's masked PSNR
-  on sampled pseudo-pairs beside copying the source.
+  on sampled pseudo-pairs beside copying the source (the ablation rows too when the run trained them).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import torch
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.runtime import load_checkpoint
+
+ABLATION_ARMS = ("ovie_no_gan", "ovie_A_only", "ovie_no_mask")
 
 
 def pose_statistics(T: np.ndarray) -> dict[str, float]:
@@ -39,8 +41,10 @@ def diagnose(scale: str = "small", seed: int = 0, samples: int = 200) -> dict:
 
     cfg = experiment_config(scale, seed)
     K, nets = intrinsics(cfg.size), {}
-    for arm in ("mv", "ovie"):
+    for arm in ("mv", "ovie", *ABLATION_ARMS):
         state = load_checkpoint(run_folder(cfg, seed) / f"{arm}.pt")
+        if state is None and arm in ABLATION_ARMS:
+            continue  # ablation rows only when the run trained them (`ablations=True`)
         if state is None:
             raise ProceedingsError(f"no trained '{arm}' arm for scale {scale}, seed {seed}; run "
                                    f"`proceedings reproduce ovie --scale {scale}` first")
