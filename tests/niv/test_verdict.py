@@ -113,3 +113,15 @@ def test_a_several_seed_record_without_contrasts_is_refused_by_name():
         verdict(PASSING["metrics"], PASSING["baseline"], {"metrics.loss_drop": (0.5, 0.7)})
     with pytest.raises(ProceedingsError, match="not a several-seed record"):
         rejudge({"metrics": PASSING["metrics"]})
+
+
+def test_small_presets_next_record_is_the_committed_rules_steps_and_fresh_seeds():
+    """Round 16's rule (results/niv/r16/step_rule.py, training-font numbers only) fixed the step count for both arms
+    and the seed list before any of those seeds ran; seeds 0-11 have all been run and read."""
+    from proceedings.niv.experiment import CONFIGS
+
+    rule = json.loads((Path(__file__).parents[2] / "results" / "niv" / "r16" / "step-rule.json").read_text())
+    small = CONFIGS["small"]
+    assert small.train.steps == rule["chosen_steps"]  # one TrainConfig: NIV and NIV-addall train the same steps
+    assert len(small.record_seeds) == rule["chosen_seeds"] == len(set(small.record_seeds))
+    assert min(small.record_seeds) > 11
