@@ -38,7 +38,7 @@ def test_a_splat_that_misses_a_valid_pixel_fails_the_first_gate():
 
 
 @pytest.mark.parametrize("record", ["tiny.json", "small.json", "small/round16_pitch_law.json",
-                                    "small/round16b_ablations.json"])
+                                    "small/round16b_ablations.json", "small/round16c_ablations_seed1.json"])
 def test_the_committed_records_re_judge_to_their_stored_checks(record):
     path = Path(__file__).parents[2] / "results" / "ovie" / record
     if not path.exists():
