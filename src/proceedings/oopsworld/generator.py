@@ -190,7 +190,7 @@ class ChunkGenerator(nn.Module):
             base = last[:, None].expand(-1, k, -1, -1, -1)
         if self.config.masked:
             base = base * torch.exp(self.tone_head(pooled)).reshape(b, k, 3, 1, 1)
-        tint = (torch.exp(self.tint_head(pooled)) if self.config.palette else torch.ones(b, 3 * k)).reshape(b, k, 3, 1, 1)
+        tint = (torch.exp(self.tint_head(pooled)) if self.config.palette else pooled.new_ones(b, 3 * k)).reshape(b, k, 3, 1, 1)
         end_paint = self._end_paint(y1, token_values, token_mask).reshape(b, 1, -1, h, w)
         end = self._paint(base[:, -1:], end_paint, tint[:, -1:])[:, 0]  # the end state first, then the frames between
         if self.config.ramp:
