@@ -17,14 +17,15 @@ from proceedings.orthrus.training import (TrainConfig, dual_pass_block_mask, dua
 flex = pytest.importorskip("torch.nn.attention.flex_attention", reason="this torch has no FlexAttention")
 
 
+@pytest.mark.parametrize("first_slot_causal", [False, True])
 @pytest.mark.parametrize("anchors, block, length", [([3, 7], 4, 12), ([5, 21, 37], 16, 60)])
-def test_the_flex_block_mask_equals_the_dense_mask_element_by_element(anchors, block, length):
+def test_the_flex_block_mask_equals_the_dense_mask_element_by_element(anchors, block, length, first_slot_causal):
     anchors = torch.tensor(anchors)
     queries = len(anchors) * block
-    rendered = flex.create_mask(dual_pass_mask_mod(anchors, block, length), None, None, queries, length + queries,
-                                device="cpu")[0, 0]
-    assert torch.equal(rendered, dual_pass_mask(anchors, block, length))
-    assert dual_pass_block_mask(anchors, block, length).shape[-2:] == (queries, length + queries)
+    rendered = flex.create_mask(dual_pass_mask_mod(anchors, block, length, first_slot_causal), None, None, queries,
+                                length + queries, device="cpu")[0, 0]
+    assert torch.equal(rendered, dual_pass_mask(anchors, block, length, first_slot_causal))
+    assert dual_pass_block_mask(anchors, block, length, first_slot_causal).shape[-2:] == (queries, length + queries)
 
 
 def _tiny_qwen3():

@@ -4,8 +4,9 @@ State lives in /tmp/orthrus-probe/<name>/: train.pt (train_view's checkpoint), l
 per prompt so a measurement resumes); a probe's log is committed beside this script as <seed>-<setting>.json.
 Each piece goes under a heavy-lane lock, e.g. `flock /tmp/proceedings-heavy-b.lock python probe.py ...`. Usage:
   probe.py NAME --seed 2 --lr 1e-3 --steps 120 --milestones 0,60,120 [--train-prompts 160] [--kl 1 --gamma 0.8]
-           [--schedule cosine|constant]
+           [--schedule cosine|constant] [--first-slot-causal]
            [--init PATH] [--prompts 20] [--budget-s 330]
+Milestone 0 may come last (e.g. 60,120,0): the starting view is rebuilt and measured with the budget left.
 """
 
 import argparse
@@ -39,6 +40,7 @@ p.add_argument("--milestones", default="0,60,120")
 p.add_argument("--init", default="")
 p.add_argument("--prompts", type=int, default=20)
 p.add_argument("--budget-s", type=float, default=330)
+p.add_argument("--first-slot-causal", action="store_true")  # round 17: slot 0 not attending to the masks after it
 a = p.parse_args()
 t0 = time.perf_counter()
 torch.set_num_threads(1)
@@ -52,10 +54,11 @@ train_cfg = replace(cfg.train, lr=a.lr, steps=a.steps, kl_weight=a.kl, gamma=a.g
                     schedule=a.schedule, checkpoint_every=5)
 work = load_workload(cfg, a.seed)
 base = work.base
-view = DiffusionView(base, cfg.block_size)
+view = DiffusionView(base, cfg.block_size, a.first_slot_causal)
 if a.init:
     state = load_checkpoint(a.init)
     view.load_state_dict(state.get("view", state))
+start = {k: v.clone() for k, v in view.state_dict().items()}  # the untrained (or --init) view
 ckpt = home / "train.pt"
 done = load_checkpoint(ckpt)["record"]["steps"] if ckpt.exists() else 0
 if done:
@@ -82,8 +85,14 @@ for m in [int(x) for x in a.milestones.split(",")]:
         log.setdefault("train", {})[str(done)] = {"cpu_s": rec.cpu_s, "wall_s": rec.wall_s, "loss": rec.losses[-1]}
         log_path.write_text(json.dumps(log))
         print(f"[{a.name}] step {done} loss {rec.losses[-1]:.3f} cpu {rec.cpu_s:.0f}", flush=True)
-    view.eval()
-    drafter = DiffusionDrafter(base, view, cfg.block_size)
+    measured = view
+    if done > m:  # milestone 0 listed after later ones (round 17: measured last, with what budget is left)
+        if m:
+            sys.exit(f"[{a.name}] milestone {m} lies behind step {done}; only 0 (the starting view) can be rebuilt")
+        measured = DiffusionView(base, cfg.block_size, a.first_slot_causal)
+        measured.load_state_dict(start)
+    measured.eval()
+    drafter = DiffusionDrafter(base, measured, cfg.block_size)
     for i in range(len(entry["accepted"]), a.prompts):
         if left() < 40:
             print(f"[{a.name}] budget spent measuring step {m} at prompt {i}", flush=True)

@@ -122,6 +122,9 @@ def train(
                                                 "weights)."),
     attention: str = typer.Option("sdpa", help="sdpa (dense dual-pass mask), or flex (FlexAttention BlockMask; GPU)."),
     device: str = typer.Option("cpu", help="cpu, cuda or cuda:N."),
+    first_slot_causal: bool = typer.Option(False, help="Slot 0 attends to the cache and x_n only, not to the masks "
+                                                       "after it (a departure from the paper's bidirectional block; "
+                                                       "saved with the view, used at inference too)."),
     resume: bool = typer.Option(False, help="Continue from the checkpoint in --out."),
 ) -> None:
     """Self-distil the base's responses (cached), train the view (checkpoints every 10 steps and on SIGTERM), save it.
@@ -136,6 +139,7 @@ def train(
     if data is not None and not data.is_file():
         raise ProceedingsError(f"data file '{data}' does not exist")
     model = _model(base, None, block_size, device)
+    model.view.first_slot_causal = first_slot_causal
     if data is not None:  # refused line by line when another base made it
         examples = read_examples(data, base=base_fingerprint(model.base))
     else:

@@ -14,6 +14,7 @@ import torch
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.speculative import Draft, Verified, target_probs
 from proceedings.orthrus.dual_view import DiffusionView, cache_layers
+from proceedings.orthrus.training import dual_pass_mask
 
 DRAFT_STREAM = 7_919  # the drafter's generator is seeded seed + this: its draws never mirror the verifier's
 
@@ -24,12 +25,16 @@ def cache_checksum(cache) -> tuple[int, float]:
 
 
 def diffusion_block_logits(base, view: DiffusionView, cache, last_token: int, block_size: int):
-    """The diffusion pass: logits (B, V) over [x_n, MASK x (B-1)] at positions n.., n = cached length."""
+    """The diffusion pass: logits (B, V) over [x_n, MASK x (B-1)] at positions n.., n = cached length. The block
+    sees the whole cache and itself (no mask), or, for a `first_slot_causal` view, the dual-pass mask of one
+    anchor at n with slot 0 kept from the masks after it."""
     n = cache.get_seq_length()
     device = view.mask_embedding.device
     embeddings = view.block_embeddings(base, torch.tensor([last_token], device=device), block_size)
     positions = torch.arange(n, n + block_size, device=device)
-    return view(base, embeddings, positions, cache_layers(cache))
+    mask = (dual_pass_mask(torch.tensor([n], device=device), block_size, n, first_slot_causal=True)
+            if view.first_slot_causal else None)
+    return view(base, embeddings, positions, cache_layers(cache), mask)
 
 
 class DiffusionDrafter:

@@ -111,10 +111,13 @@ class DiffusionOutput:
 class DiffusionView(nn.Module):
     """The trainable half of the dual view: per-layer primed attention and the mask embedding."""
 
-    def __init__(self, base, block_size: int):
+    def __init__(self, base, block_size: int, first_slot_causal: bool = False):
         super().__init__()
         check_family(base)
         self.block_size = check_block_size(block_size)
+        # a departure from the paper's bidirectional block (round 17): slot 0 (the draft right after x_n) attends
+        # to the cache and x_n only, not to the masks after it, in training and at inference
+        self.first_slot_causal = first_slot_causal
         self.base_hash = base_config_hash(base)
         self.attentions = nn.ModuleList(DiffusionAttention(layer.self_attn) for layer in base.model.layers)
         embed = base.get_input_embeddings().weight.detach()

@@ -6,7 +6,7 @@
     out.text, out.stats["tau"]
 
 A saved view is a directory with `view.safetensors` (the new weights; its metadata holds the base config
-hash and B), written atomically; loading it on another base is refused with both hashes named.
+hash, B and whether slot 0 is causal), written atomically; loading it on another base is refused with both hashes named.
 `merge_export` writes a standalone Hugging Face checkpoint folder (spec §6): the base as `save_pretrained`
 writes it (config.json, safetensors, the tokenizer where the base has one) with `view.safetensors` beside
 it, so any Hugging Face loader reads the AR model from it unchanged and `OrthrusModel.from_pretrained`
@@ -46,8 +46,9 @@ class OrthrusModel:
 
     @classmethod
     def from_base(cls, spec="smollm2-135m", block_size: int = 8, device: str = "cpu", dtype: str = "float32",
-                  tokenizer=None) -> "OrthrusModel":
-        """Load a base (alias, directory, .gguf, HF id; or an already loaded model) and add a fresh view."""
+                  tokenizer=None, first_slot_causal: bool = False) -> "OrthrusModel":
+        """Load a base (alias, directory, .gguf, HF id; or an already loaded model) and add a fresh view
+        (`first_slot_causal`: slot 0 not attending to the masks after it, `DiffusionView`)."""
         check_block_size(block_size)
         if isinstance(spec, (str, os.PathLike)):
             from proceedings.core.models import load_causal_lm
@@ -55,7 +56,7 @@ class OrthrusModel:
             base, tokenizer = load_causal_lm(spec, device=device, dtype=dtype)
         else:
             base = spec
-        view = DiffusionView(base, block_size).to(next(base.parameters()).device)
+        view = DiffusionView(base, block_size, first_slot_causal).to(next(base.parameters()).device)
         return cls(base, tokenizer, view)
 
     @classmethod
@@ -96,7 +97,8 @@ class OrthrusModel:
         os.close(fd)
         tensors = {k: v.detach().contiguous().cpu() for k, v in self.view.state_dict().items()}
         save_file(tensors, tmp, metadata={"base_hash": self.view.base_hash, "block_size": str(self.block_size),
-                                          "family": self.base.config.model_type})
+                                          "family": self.base.config.model_type,
+                                          "first_slot_causal": str(int(self.view.first_slot_causal))})
         os.replace(tmp, directory / VIEW_FILE)
         return directory / VIEW_FILE
 
@@ -111,6 +113,7 @@ class OrthrusModel:
             raise ProceedingsError(f"the view at '{path}' was trained on base {meta.get('base_hash')}, but the loaded "
                                    f"base is {self.view.base_hash}; load the base it was trained on")
         self.view.block_size = check_block_size(int(meta["block_size"]))
+        self.view.first_slot_causal = meta.get("first_slot_causal", "0") == "1"  # views saved before round 17: off
         self.view.load_state_dict(load_file(str(path), device=str(self.view.mask_embedding.device)))
         return self
 
@@ -180,7 +183,7 @@ def check_export_target(directory: Path | str) -> Path:
 
 
 def _view_metadata(path: Path) -> dict:
-    """The metadata of a saved view: base hash, B, family."""
+    """The metadata of a saved view: base hash, B, family, first_slot_causal ("1" or "0"; absent before round 17)."""
     from safetensors import safe_open
 
     with safe_open(str(path), "pt") as handle:

@@ -4,7 +4,8 @@ Per sequence (prompt + the frozen model's own response, length T):
 1. AR pre-pass with the frozen model, no gradient: every layer's K/V (detached) and the AR logits;
 2. anchors n_j every B tokens from a random offset in the response;
 3. one diffusion forward over all M blocks [x_{n_j}, MASK x (B-1)] (M * B queries) with the dual-pass mask
-   (`dual_pass_mask`: block j sees AR keys at positions < n_j and its own B keys, nothing else);
+   (`dual_pass_mask`: block j sees AR keys at positions < n_j and its own B keys, nothing else; a view made with
+   `first_slot_causal` keeps slot 0 from the block's later keys, as at inference);
 4. loss per slot i = 0..B-2 of block j: cross-entropy against x_{n_j+i+1} plus `kl_weight` x KL(p_AR || q)
    to the AR distribution at the same position (free: the pre-pass computed it), weighted gamma^i.
 Departures from the spec, and why: the KL term is on by default (self-distilled labels are the AR argmax,
@@ -114,35 +115,42 @@ def block_anchors(prompt_len: int, length: int, block_size: int, offset: int) ->
     return torch.arange(prompt_len + offset, max(length - 1, prompt_len + offset), block_size)
 
 
-def dual_pass_mask(anchors: torch.Tensor, block_size: int, length: int) -> torch.Tensor:
+def dual_pass_mask(anchors: torch.Tensor, block_size: int, length: int,
+                   first_slot_causal: bool = False) -> torch.Tensor:
     """(M * B, length + M * B) bool: query (j, i) sees AR keys at positions < n_j and every key of block j
-    (the official `generate_dual_pass_mask` rule, spec §2.3)."""
+    (the official `generate_dual_pass_mask` rule, spec §2.3). With `first_slot_causal` (a departure from the
+    paper's bidirectional block, round 17) slot 0 of each block sees only its own key of the block."""
     m = len(anchors)
     block_of_query = torch.arange(m, device=anchors.device).repeat_interleave(block_size)  # (M * B,)
     sees_ar = torch.arange(length, device=anchors.device)[None, :] < anchors[block_of_query][:, None]
     sees_block = block_of_query[:, None] == block_of_query[None, :]
+    if first_slot_causal:
+        slot = torch.arange(m * block_size, device=anchors.device) % block_size
+        sees_block &= ~((slot[:, None] == 0) & (slot[None, :] > 0))
     return torch.cat([sees_ar, sees_block], 1)
 
 
-def dual_pass_mask_mod(anchors: torch.Tensor, block_size: int, length: int):
+def dual_pass_mask_mod(anchors: torch.Tensor, block_size: int, length: int, first_slot_causal: bool = False):
     """The rule of `dual_pass_mask` as a FlexAttention mask_mod(batch, head, query, key) -> bool."""
 
     def mask_mod(batch, head, query, key):
         block = query // block_size
         sees_ar = (key < length) & (key < anchors[block])
         sees_block = (key >= length) & ((key - length) // block_size == block)
+        if first_slot_causal:
+            sees_block = sees_block & ((query % block_size != 0) | ((key - length) % block_size == 0))
         return sees_ar | sees_block
 
     return mask_mod
 
 
-def dual_pass_block_mask(anchors: torch.Tensor, block_size: int, length: int):
+def dual_pass_block_mask(anchors: torch.Tensor, block_size: int, length: int, first_slot_causal: bool = False):
     """The dual-pass mask as a FlexAttention BlockMask over (M * B) queries and length + M * B keys."""
     from torch.nn.attention.flex_attention import create_block_mask
 
     queries = len(anchors) * block_size
-    return create_block_mask(dual_pass_mask_mod(anchors, block_size, length), None, None, queries, length + queries,
-                             device=anchors.device)
+    return create_block_mask(dual_pass_mask_mod(anchors, block_size, length, first_slot_causal), None, None, queries,
+                             length + queries, device=anchors.device)
 
 
 def slot_weights(block_size: int, gamma: float | None) -> torch.Tensor:
@@ -166,7 +174,8 @@ def sequence_loss(base, view: DiffusionView, tokens: torch.Tensor, prompt_len: i
     embeddings = view.block_embeddings(base, tokens[anchors], block)
     positions = (anchors[:, None] + torch.arange(block, device=tokens.device)[None]).reshape(-1)  # (M * B,)
     render = dual_pass_block_mask if cfg.attention == "flex" else dual_pass_mask
-    logits = view(base, embeddings, positions, past, render(anchors, block, len(tokens))).logits.float()
+    mask = render(anchors, block, len(tokens), view.first_slot_causal)
+    logits = view(base, embeddings, positions, past, mask).logits.float()
     logits = logits.view(len(anchors), block, -1)[:, :-1]  # (M, B-1, V): slot i drafts x_{n+i+1}
     label_at = anchors[:, None] + torch.arange(1, block, device=tokens.device)[None]  # (M, B-1)
     valid = label_at < len(tokens)
@@ -222,7 +231,8 @@ def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int
     record = TrainRecord()
     state = load_checkpoint(checkpoint) if checkpoint is not None and resume else None
     if state is not None:
-        if state["config"] != stable_settings(cfg) or state["base_hash"] != view.base_hash:
+        if (state["config"] != stable_settings(cfg) or state["base_hash"] != view.base_hash
+                or state.get("first_slot_causal", False) != view.first_slot_causal):
             raise ProceedingsError(f"checkpoint '{checkpoint}' was made with other settings or another base; "
                                    "delete it or run without --resume")
         view.load_state_dict(state["view"])
@@ -264,7 +274,7 @@ def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int
                 save_checkpoint(checkpoint, {"view": view.state_dict(), "optimizer": optimizer.state_dict(),
                                              "scheduler": scheduler.state_dict(), "generator": generator.get_state(),
                                              "record": asdict(record), "config": stable_settings(cfg),
-                                             "base_hash": view.base_hash})
+                                             "base_hash": view.base_hash, "first_slot_causal": view.first_slot_causal})
             if stop.requested:
                 record.stopped = True
                 break
