@@ -1,13 +1,15 @@
 """The training-mix rows (round 17): OVIE on a named subset of the single-image worlds keeps the example count,
 tops up each named world equally from seeds 900 + seed, and leaves the presets and the run folders as they were."""
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from proceedings.core.errors import ProceedingsError
-from proceedings.ovie.experiment import CONFIGS, experiment_config, mixed_singles, run_folder
+from proceedings.ovie.experiment import CONFIGS, experiment_config, mixed_singles, run_folder, which_world_hurts
 from proceedings.ovie.worlds import RenderSpec, render_set
 
 SIZE = 16
@@ -44,3 +46,26 @@ def test_mix_rows_are_off_in_every_preset_and_do_not_move_the_run_folder():
     cfg = experiment_config("small", 1)
     assert run_folder(replace(cfg, mix_rows=("AB", "AC")), 1) == run_folder(cfg, 1)
     assert run_folder(replace(cfg, ablations=True), 1) != run_folder(cfg, 1)
+
+
+CASES = {"B hurts": {"ovie_AB": 22.5, "ovie_AC": 23.8}, "C hurts": {"ovie_AB": 23.8, "ovie_AC": 22.5},
+         "neither alone: the three-world mix itself": {"ovie_AB": 23.8, "ovie_AC": 23.75},
+         "both (or halving A's share); B hurts more": {"ovie_AB": 22.4, "ovie_AC": 22.9},
+         "both (or halving A's share); C hurts more": {"ovie_AB": 22.9, "ovie_AC": 22.4},
+         "both (or halving A's share)": {"ovie_AB": 22.6, "ovie_AC": 22.8}}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_round_17_rule_reaches_each_case_from_its_own_numbers(case):
+    assert which_world_hurts({"ovie_A_only": 24.0, **CASES[case]}) == case
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_committed_round_17_records_re_judge_to_their_stored_case(seed):
+    path = Path(__file__).parents[2] / "results" / "ovie" / "small" / f"round17_mix_seed{seed}.json"
+    if not path.exists():
+        pytest.skip(f"no committed round-17 record for seed {seed}")
+    stored = json.loads(path.read_text())
+    for w in "AB":
+        assert which_world_hurts({r: s["psnr"] for r, s in stored["table"][w].items() if isinstance(s, dict)},
+                                 stored["margin_db"]) == stored["case"][w]

@@ -287,6 +287,21 @@ def mix_arms(cfg: ExperimentConfig, sets: dict, estimator, features, seed: int) 
                                         seed).ema for worlds in cfg.mix_rows}
 
 
+MIX_MARGIN_DB = 0.3  # round 17's reading margin (README), fixed before the A+B and A+C rows were run
+
+
+def which_world_hurts(psnr: dict[str, float], margin: float = MIX_MARGIN_DB) -> str:
+    """Round 17's rule, fixed before the run: a subset row recovers if its PSNR is within `margin` of A-only's."""
+    recovers = {w: psnr[f"ovie_{w}"] >= psnr["ovie_A_only"] - margin for w in ("AB", "AC")}
+    if recovers["AC"] != recovers["AB"]:
+        return "B hurts" if recovers["AC"] else "C hurts"
+    if recovers["AC"]:
+        return "neither alone: the three-world mix itself"
+    gap = psnr["ovie_AB"] - psnr["ovie_AC"]
+    worse = "B" if gap <= -margin else "C" if gap >= margin else None
+    return "both (or halving A's share)" + (f"; {worse} hurts more" if worse else "")
+
+
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
     """The gate (measured first), then issue 29's claim; every threshold fixed before measuring."""
     m, mv_a, mv_b = metrics, baseline["psnr_A"], baseline["psnr_B"]
