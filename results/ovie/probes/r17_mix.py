@@ -2,7 +2,8 @@
 (`mix_rows`) into the run folder of the seed's round-16b/16c ablation run (the small preset with ablations=True),
 whose finished MV, OVIE and A-only checkpoints are scored again beside them (never retrained: missing ones stop the
 run); SIGTERM checkpoints, a rerun resumes. Then it scores the rows, bootstraps the differences the README's rule
-reads, applies that rule (fixed before the run) and writes results/ovie/small/round17_mix_seed{SEED}.json."""
+reads, applies that rule (`experiment.which_world_hurts`, fixed before the run) and writes
+results/ovie/small/round17_mix_seed{SEED}.json."""
 import json
 import resource
 import sys
@@ -17,7 +18,6 @@ from proceedings.ovie.depth import load_estimator
 from proceedings.ovie.metrics import paired_bootstrap
 from proceedings.ovie.networks import NovelViewNet
 
-MARGIN_DB = 0.3  # README "Round 17", fixed before the run
 start_wall, start_cpu = time.time(), time.process_time()
 seed = int(sys.argv[1])
 cfg = replace(e.experiment_config("small", seed), ablations=True, mix_rows=("AB", "AC"))
@@ -33,20 +33,6 @@ def finished(arm: str) -> NovelViewNet:
     return net
 
 
-def case(row: dict) -> str:
-    """The README's rule: a row recovers if it is within MARGIN_DB of A-only on this world's test pairs."""
-    recovers = {w: row[f"ovie_{w}"]["psnr"] >= row["ovie_A_only"]["psnr"] - MARGIN_DB for w in ("AB", "AC")}
-    if recovers["AC"] and not recovers["AB"]:
-        return "B hurts"
-    if recovers["AB"] and not recovers["AC"]:
-        return "C hurts"
-    if all(recovers.values()):
-        return "neither alone: the three-world mix itself"
-    gap = row["ovie_AB"]["psnr"] - row["ovie_AC"]["psnr"]
-    worse = "B" if gap <= -MARGIN_DB else "C" if gap >= MARGIN_DB else None
-    return "both (or halving A's share)" + (f"; {worse} hurts more" if worse else "")
-
-
 arms = {arm: finished(arm) for arm in ("mv", "ovie", "ovie_A_only")}
 seed_everything(seed)
 sets = e.datasets(cfg, seed)
@@ -57,10 +43,10 @@ rows = {w: {r: {k: v for k, v in s.items() if k != "per_pair_psnr"} if isinstanc
             for r, s in table[w].items()} for w in "AB"}
 pairs = [(r, base) for r in ("ovie_AB", "ovie_AC") for base in ("ovie_A_only", "ovie", "mv", "copy")]
 pairs += [("ovie_AB", "ovie_AC"), ("ovie_A_only", "ovie")]
-out = {"seed": seed, "run_folder": str(folder), "margin_db": MARGIN_DB, "table": rows,
+out = {"seed": seed, "run_folder": str(folder), "margin_db": e.MIX_MARGIN_DB, "table": rows,
        "bootstrap_95": {f"{r} - {base} on {w}": paired_bootstrap(table[w][r]["per_pair_psnr"], table[w][base]["per_pair_psnr"],
                                                                  cfg.bootstrap, seed) for w in "AB" for r, base in pairs},
-       "case": {w: case(table[w]) for w in "AB"},
+       "case": {w: e.which_world_hurts({r: s["psnr"] for r, s in rows[w].items() if isinstance(s, dict)}) for w in "AB"},
        "gate_like_rows_A": {r: table["A"][r]["psnr"] >= table["A"]["copy"]["psnr"] + e.OVIE_OVER_COPY_DB
                             for r in ("ovie", "ovie_A_only", "ovie_AB", "ovie_AC")},
        "training": {arm: {k: load_checkpoint(folder / f"{arm}.pt")["log"][k] for k in ("wall_s", "cpu_s", "skipped_nonfinite")}
