@@ -70,6 +70,7 @@ class ExperimentConfig:
     bench_seconds: float = 0.2  # CPU seconds per timing
     bootstrap: int = 2000
     ablations: bool = False  # rows outside the verdict: no mask, no GAN, A singles only
+    mix_rows: tuple[str, ...] = ()  # rows outside the verdict: OVIE on a named subset of the single-image worlds ("AB")
     resume: bool = False  # keep each arm's checkpoint in a run folder (staged runs)
 
 
@@ -134,11 +135,12 @@ def gate_numbers(cfg: ExperimentConfig, sets: dict, estimator) -> dict:
 
 
 TIMING_ONLY = ("bench_trials", "bench_seconds")  # settings of the speed bench that no trained arm depends on
+ADDED_ROWS = ("mix_rows",)  # settings that add arms, each under its own checkpoint name, and shape no other arm
 
 
 def run_folder(cfg: ExperimentConfig, seed: int) -> Path:
     """The arms' checkpoints, keyed on the configuration that shapes them."""
-    shaping = {k: v for k, v in asdict(cfg).items() if k not in TIMING_ONLY}
+    shaping = {k: v for k, v in asdict(cfg).items() if k not in TIMING_ONLY + ADDED_ROWS}
     key = hashlib.sha256(json.dumps([shaping, seed], default=str).encode()).hexdigest()[:12]
     return cache_root() / "ovie" / "runs" / key
 
@@ -156,12 +158,23 @@ def train_arm(name: str, cfg: ExperimentConfig, train: TrainConfig, data, featur
     return trainer
 
 
+def mixed_singles(cfg: ExperimentConfig, sets: dict, worlds: str = "ABC") -> dict[str, np.ndarray]:
+    """The training singles of `worlds`, topped up to `cfg.singles` with equal shares of more singles of each named
+    world (seeds 900 + seed), so every subset row has OVIE's example count; per world: training set, then extras."""
+    if not worlds or len(set(worlds)) != len(worlds) or not set(worlds) <= set("ABC"):
+        raise ProceedingsError(f"a training mix names distinct worlds among A, B, C, got '{worlds}'")
+    missing = cfg.singles - sum(len(sets[f"singles_{w}"]["rgb"]) for w in worlds)
+    parts = []
+    for i, w in enumerate(worlds):
+        parts.append(sets[f"singles_{w}"])
+        if (count := missing // len(worlds) + (i < missing % len(worlds))) > 0:
+            parts.append(render_set(RenderSpec(w, count, cfg.size, 900 + cfg.train.seed)))
+    return {k: np.concatenate([part[k] for part in parts]) for k in ("rgb", "depth", "valid")}
+
+
 def pseudo_pairs(cfg: ExperimentConfig, sets: dict, estimator, worlds: str = "ABC", masked: bool = True) -> PseudoPairs:
     """OVIE's data: the singles of `worlds` with the frozen estimator's depth (estimated once: it is frozen)."""
-    singles = {k: np.concatenate([sets[f"singles_{w}"][k] for w in worlds]) for k in ("rgb", "depth", "valid")}
-    if len(worlds) == 1:  # the A-only row: the same example count from A alone
-        extra = render_set(RenderSpec(worlds, cfg.singles - len(singles["rgb"]), cfg.size, 900 + cfg.train.seed))
-        singles = {k: np.concatenate([singles[k], extra[k]]) for k in singles}
+    singles = mixed_singles(cfg, sets, worlds)
     depth, valid = estimator.estimate(singles)
     return PseudoPairs(singles["rgb"], depth, valid, intrinsics(cfg.size), cfg.sampler, cfg.radius, masked, cfg.sky_depth_m)
 
@@ -220,6 +233,7 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     arms = {"mv": mv.ema, "ovie": ovie.ema, "ovie_ft": ft.ema}
     if cfg.ablations:
         arms.update(ablations(cfg, sets, estimator, features, seed))
+    arms.update(mix_arms(cfg, sets, estimator, features, seed))
     table, preds = evaluate(cfg, sets, arms, estimator, features)
     fps = speed(cfg, ovie.ema, estimator)
 
@@ -263,6 +277,29 @@ def ablations(cfg: ExperimentConfig, sets: dict, estimator, features, seed: int)
     return {"ovie_no_gan": train_arm("ovie_no_gan", cfg, cfg.train, pseudo_pairs(cfg, sets, estimator), features, seed).ema,
             "ovie_A_only": train_arm("ovie_A_only", cfg, gan, pseudo_pairs(cfg, sets, estimator, worlds="A"), features, seed).ema,
             "ovie_no_mask": train_arm("ovie_no_mask", cfg, gan, pseudo_pairs(cfg, sets, estimator, masked=False), features, seed).ema}
+
+
+def mix_arms(cfg: ExperimentConfig, sets: dict, estimator, features, seed: int) -> dict[str, NovelViewNet]:
+    """Rows outside the verdict: OVIE (GAN, mask) trained on each named subset of the worlds in `cfg.mix_rows`
+    ("AB", "AC": which world of the paper's in-the-wild mix costs OVIE on A)."""
+    gan = replace(cfg.train, gan_weight=cfg.gan_weight)
+    return {f"ovie_{worlds}": train_arm(f"ovie_{worlds}", cfg, gan, pseudo_pairs(cfg, sets, estimator, worlds), features,
+                                        seed).ema for worlds in cfg.mix_rows}
+
+
+MIX_MARGIN_DB = 0.3  # round 17's reading margin (README), fixed before the A+B and A+C rows were run
+
+
+def which_world_hurts(psnr: dict[str, float], margin: float = MIX_MARGIN_DB) -> str:
+    """Round 17's rule, fixed before the run: a subset row recovers if its PSNR is within `margin` of A-only's."""
+    recovers = {w: psnr[f"ovie_{w}"] >= psnr["ovie_A_only"] - margin for w in ("AB", "AC")}
+    if recovers["AC"] != recovers["AB"]:
+        return "B hurts" if recovers["AC"] else "C hurts"
+    if recovers["AC"]:
+        return "neither alone: the three-world mix itself"
+    gap = psnr["ovie_AB"] - psnr["ovie_AC"]
+    worse = "B" if gap <= -margin else "C" if gap >= margin else None
+    return "both (or halving A's share)" + (f"; {worse} hurts more" if worse else "")
 
 
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
