@@ -73,3 +73,12 @@ def test_b1_trains_for_stage1_plus_stage2_steps_and_small_gives_each_mf_network_
         "stage1_mpr": 3, "stage1_no_mpr": 3, "stage2": 2, "direct_mpr": 5}
     small = CONFIGS["small"]  # round 5: one step budget per MF network (README), B1 their sum
     assert small.steps_stage1 == small.steps_stage2
+
+
+def test_long_is_small_with_6000_steps_per_mf_network():
+    from dataclasses import asdict
+
+    from proceedings.motionforcing.experiment import CONFIGS
+
+    small, long = asdict(CONFIGS["small"]), asdict(CONFIGS["long"])  # round 17 (README): only the steps change
+    assert {k: v for k, v in long.items() if long[k] != small[k]} == {"steps_stage1": 6000, "steps_stage2": 6000}

@@ -41,7 +41,7 @@ def test_the_gates_come_first():
     assert all(rule.startswith(("G1", "G2")) for rule in rules[:5])
 
 
-@pytest.mark.parametrize("scale", ["tiny", "small"])
+@pytest.mark.parametrize("scale", ["tiny", "small", "long"])
 def test_the_committed_records_re_judge_to_their_stored_checks(scale):
     path = Path(__file__).parents[2] / "results" / "motionforcing" / f"{scale}.json"
     if not path.exists():

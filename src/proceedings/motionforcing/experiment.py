@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import resource
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +90,10 @@ CONFIGS = {
                               width_stage2=0, steps_stage1=0, steps_stage2=0, localiser_steps=400,
                               backend="cogvideox"),
 }
+# long: small with 6,000 steps per MF network and B1 their sum (12,000), chosen after G2 failed at 1,500 (README,
+# round 17: the MPR arm's stage-1 AbsRel 0.259; 0.180 in a one-seed 6,000-step probe); ~48 min, past small's 20.
+CONFIGS["long"] = replace(CONFIGS["small"], steps_stage1=6000, steps_stage2=6000)
+OPTIONAL_SCALES = ("long",)  # core/runtime.py: the scales beyond tiny / small / paper this system offers
 BUDGET_ENV = "PROCEEDINGS_MOTIONFORCING_MAX_MINUTES"  # staged runs: pause (checkpointed) after this many minutes
 
 
