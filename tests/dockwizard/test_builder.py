@@ -82,15 +82,20 @@ def test_an_interrupted_build_loses_at_most_the_pose_in_progress(tmp_path, fake_
     assert (report.cache_hits, report.computed) == (5, {"dock": 3, "distil": 3})  # hits: 3 dockings, 2 poses
 
 
-def test_past_its_deadline_a_build_finishes_the_ligand_in_progress_and_stops(tmp_path, fake_tools):
+def test_past_its_deadline_a_build_starts_no_docking_and_keeps_only_finished_ligands(tmp_path, fake_tools, monkeypatch):
+    """The deadline passes while L0's pose in pocket A is distilled: that docking and pose stay cached, the
+    docking into pocket B does not start, L0 is not returned as finished; a rerun finishes L0 and goes on."""
+    from proceedings.dockwizard import builder
     from proceedings.dockwizard.builder import BuildConfig, grow
 
     natives, docked = fake_tools
-    made = grow(ItemCache(tmp_path, BuildReport()), natives, ["L0", "L1"], _FlakyTeacher(), BuildConfig(), deadline=0.0)
-    assert _targets(made) == [["L0", "L0"]] and docked == [("A", "L0"), ("B", "L0")]
+    checks = iter([False])
+    monkeypatch.setattr(builder, "past_deadline", lambda deadline: deadline is not None and next(checks, True))
+    assert grow(ItemCache(tmp_path, BuildReport()), natives, ["L0", "L1"], _FlakyTeacher(), BuildConfig(), deadline=1.0) == []
+    assert docked == [("A", "L0")]
     report = BuildReport()
     made = grow(ItemCache(tmp_path, report), natives, ["L0", "L1"], _FlakyTeacher(), BuildConfig(), deadline=None)
-    assert _targets(made) == [["L0", "L0"], ["L1", None]] and report.cache_hits == 4
+    assert _targets(made) == [["L0", "L0"], ["L1", None]] and report.cache_hits == 2
 
 
 def test_a_pose_cached_in_meeko_atom_order_is_renamed_not_docked_again(tmp_path):

@@ -66,8 +66,8 @@ def data_build(out: Path = typer.Option(None, help="Build folder (default: the c
                scaffolds: str = typer.Option("", help="Comma-separated PDB ids of the complexes to use, e.g. "
                                                        "6WQA,4CUP (default: all)."),
                seed: int = typer.Option(0),
-               max_minutes: float = typer.Option(None, help="Stop after the ligand in progress once this many "
-                                                             "minutes have passed (a lane piece); rerun to go on.")
+               max_minutes: float = typer.Option(None, help="Start no docking after this many minutes (a lane "
+                                                             "piece): the finished ligands are written; rerun to go on.")
                ) -> None:
     """Build docking-language samples; rerun after an interruption and finished items are cache hits."""
     import time
