@@ -20,9 +20,9 @@ def test_a_rerun_after_an_interruption_recomputes_nothing_it_finished(tmp_path):
     second = BuildReport()
     cache = ItemCache(tmp_path, second)
     assert cache.get_or_make("dock", {"scaffold": "6WQA", "ligand": "GCS"}, dock) == {"energy": -7.1}
-    assert (len(calls), second.cache_hits, second.computed) == (1, 1, 0)
+    assert (len(calls), second.cache_hits, second.computed) == (1, 1, {})
     cache.get_or_make("dock", {"scaffold": "6WQA", "ligand": "N0T"}, dock)  # other inputs: computed
-    assert (len(calls), second.computed) == (2, 1)
+    assert (len(calls), second.computed) == (2, {"dock": 1})
 
 
 class _FlakyTeacher:
@@ -32,31 +32,70 @@ class _FlakyTeacher:
         self.calls, self.fail_at = [], fail_at
 
     def design(self, complexes, n):
-        self.calls.append([c.ligand.code for c, _ in complexes])
+        self.calls.append([(c.name, c.ligand.code) for c, _ in complexes])
         if len(self.calls) == self.fail_at:
             raise RuntimeError("LigandMPNN killed")
         return [[(c.ligand.code, [])] for c, _ in complexes]
 
 
-def test_distillation_interrupted_after_a_chunk_resumes_with_the_poses_it_had_not_scored(tmp_path, monkeypatch):
+@pytest.fixture()
+def fake_tools(monkeypatch):
+    """Two pockets; a docking (counted) keeps every pose but the ones into pocket B of ligand L1; the Vina-best
+    design is the teacher's first."""
     import numpy as np
-    import pytest
 
     from proceedings.dockwizard import builder
-    from proceedings.dockwizard.builder import BuildConfig, distil
     from proceedings.dockwizard.structures import Complex, Ligand
 
-    monkeypatch.setattr(builder, "best_design", lambda docked, designs: {"sequence": designs[0][0]})
-    poses = [Complex("6WQA_ZMA", [], Ligand(f"L{i}", ["C1"], ["C"], np.array([[float(i), 0.0, 0.0]])))
-             for i in range(builder.DISTIL_CHUNK + 2)]
-    first = _FlakyTeacher(fail_at=2)
+    docked = []
+
+    def dock(c, code, seed):
+        docked.append((c.name, code))
+        return {"energy": -5.0 if (c.name, code) == ("B", "L1") else -7.0, "names": ["C1"], "elements": ["C"],
+                "xyz": [[float(len(docked)), 0.0, 0.0]]}
+
+    monkeypatch.setattr(builder, "dock", dock)
+    monkeypatch.setattr(builder, "best_design", lambda c, designs: {"sequence": designs[0][0]})
+    natives = [(Complex(name, [], Ligand("NAT", ["C1"], ["C"], np.zeros((1, 3)))), "text") for name in "AB"]
+    return natives, docked
+
+
+def _targets(made):
+    return [[None if kept is None else kept[2]["sequence"] for kept in per_pocket] for per_pocket in made]
+
+
+def test_an_interrupted_build_loses_at_most_the_pose_in_progress(tmp_path, fake_tools):
+    """Every docking and every distilled pose is cached as soon as it is made: a rerun after LigandMPNN was
+    killed on its third pose docks nothing again and distils only the poses not yet cached."""
+    from proceedings.dockwizard.builder import BuildConfig, grow
+
+    natives, docked = fake_tools
+    ligands = ["L0", "L1", "L2"]
     with pytest.raises(RuntimeError):
-        distil(ItemCache(tmp_path, BuildReport()), poses, first, BuildConfig())
-    report, second = BuildReport(), _FlakyTeacher()
-    targets = distil(ItemCache(tmp_path, report), poses, second, BuildConfig())
-    assert [t["sequence"] for t in targets] == [p.ligand.code for p in poses]
-    assert second.calls == [["L4", "L5"]]  # the first chunk was cached before the second failed
-    assert (report.cache_hits, report.computed) == (builder.DISTIL_CHUNK, 2)
+        grow(ItemCache(tmp_path, BuildReport()), natives, ligands, _FlakyTeacher(fail_at=3), BuildConfig())
+    assert docked == [("A", "L0"), ("B", "L0"), ("A", "L1")]
+    report, teacher = BuildReport(), _FlakyTeacher()
+    made = grow(ItemCache(tmp_path, report), natives, ligands, teacher, BuildConfig())
+    assert _targets(made) == [["L0", "L0"], ["L1", None], ["L2", "L2"]]
+    assert teacher.calls == [[("A", "L1")], [("A", "L2")], [("B", "L2")]]  # one pose per LigandMPNN call
+    assert docked[3:] == [("B", "L1"), ("A", "L2"), ("B", "L2")]
+    assert (report.cache_hits, report.computed) == (5, {"dock": 3, "distil": 3})  # hits: 3 dockings, 2 poses
+
+
+def test_past_its_deadline_a_build_starts_no_docking_and_keeps_only_finished_ligands(tmp_path, fake_tools, monkeypatch):
+    """The deadline passes while L0's pose in pocket A is distilled: that docking and pose stay cached, the
+    docking into pocket B does not start, L0 is not returned as finished; a rerun finishes L0 and goes on."""
+    from proceedings.dockwizard import builder
+    from proceedings.dockwizard.builder import BuildConfig, grow
+
+    natives, docked = fake_tools
+    checks = iter([False])
+    monkeypatch.setattr(builder, "past_deadline", lambda deadline: deadline is not None and next(checks, True))
+    assert grow(ItemCache(tmp_path, BuildReport()), natives, ["L0", "L1"], _FlakyTeacher(), BuildConfig(), deadline=1.0) == []
+    assert docked == [("A", "L0")]
+    report = BuildReport()
+    made = grow(ItemCache(tmp_path, report), natives, ["L0", "L1"], _FlakyTeacher(), BuildConfig(), deadline=None)
+    assert _targets(made) == [["L0", "L0"], ["L1", None]] and report.cache_hits == 2
 
 
 def test_a_pose_cached_in_meeko_atom_order_is_renamed_not_docked_again(tmp_path):

@@ -9,8 +9,12 @@
    LigandMPNN designs after packing (pseudo-labels, marked `distilled`);
 5. the profiler's records of the target complex -> docking text (full and masked), plus function
    text and ligand description.
-Every item is cached under `cache/` by a hash of its inputs (atomic writes), so an interrupted build
-resumes and reports its cache hits; the time of each stage is reported apart.
+The build goes ligand by ligand (dock into each pocket, distil each kept pose), and every docking and
+every distilled pose is cached under `cache/` by a hash of its inputs (atomic writes) as soon as it is made,
+so an interrupted build loses at most the one sample in progress, resumes, and reports its cache hits; the
+time of each stage is reported apart, and the run's CPU seconds (LigandMPNN's subprocesses included). Past a
+deadline the build starts no docking, and writes the samples of the ligands it finished: the same build as one
+asking for that many ligands.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ import numpy as np
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.progress import progress_bar
-from proceedings.core.runtime import atomic_write_text
+from proceedings.core.runtime import atomic_write_text, stopwatch
+from proceedings.core.staging import past_deadline
 from proceedings.dockwizard.assets import pdb_folder
 from proceedings.dockwizard.data import Sample, save_samples
 from proceedings.dockwizard.docking import ligand_pdbqt, receptor_pdbqt, vina_scores
@@ -55,7 +60,6 @@ DOCK_THRESHOLD = -6.0  # kcal/mol: keep a docked pose only below this (spec §4.
 # cached docked poses: 2 = coordinates in the CCD's atom order (format 1, before 2026-12-02 21:00 UTC, kept meeko's
 # SMILES order under the CCD's names: every docked pose's atoms were scrambled; `renamed_pose` mends them)
 POSE_FORMAT = 2
-DISTIL_CHUNK = 4  # docked poses per LigandMPNN subprocess (its start-up is ~4 CPU-s; one chunk ~25 CPU-s)
 
 
 def native_complexes(ids: list[str]) -> tuple:
@@ -82,9 +86,12 @@ class BuildConfig:
 @dataclass
 class BuildReport:
     samples: int = 0
+    ligands: int = 0  # ligands finished (all asked for, unless a time limit stopped the build)
     cache_hits: int = 0
-    computed: int = 0
-    seconds: dict = field(default_factory=dict)
+    computed: dict = field(default_factory=dict)  # items made by this run, per kind (dock, distil, native)
+    seconds: dict = field(default_factory=dict)  # wall seconds per stage
+    wall_s: float = 0.0
+    cpu_s: float = 0.0  # this process and its finished children (LigandMPNN)
 
 
 class ItemCache:
@@ -108,7 +115,7 @@ class ItemCache:
             return json.loads(path.read_text())
         value = make()
         atomic_write_text(path, json.dumps(value, default=_plain))
-        self.report.computed += 1
+        self.report.computed[kind] = self.report.computed.get(kind, 0) + 1
         return value
 
 
@@ -134,37 +141,61 @@ def function_text(text: str) -> str:
     return f"{text} Design the ligand-binding pocket."
 
 
-def build(out: Path | str, config: BuildConfig, judge) -> BuildReport:
-    """Build samples into `out` (samples.jsonl + scaffolds/*.pdb); resumable."""
-    out = Path(out)
-    (out / "scaffolds").mkdir(parents=True, exist_ok=True)
+def build(out: Path | str, config: BuildConfig, judge, deadline: float | None = None) -> BuildReport:
+    """Build samples into `out` (samples.jsonl + scaffolds/*.pdb); resumable. Past `deadline` (time.time()):
+    start no docking, and write the samples of the finished ligands."""
     report = BuildReport()
+    with stopwatch() as spent:
+        _build(Path(out), config, judge, deadline, report)
+    report.wall_s, report.cpu_s = round(spent.wall_s, 2), round(spent.cpu_s, 2)
+    atomic_write_text(Path(out) / "build_report.json", json.dumps(asdict(report), indent=1))
+    return report
+
+
+def _build(out: Path, config: BuildConfig, judge, deadline: float | None, report: BuildReport) -> None:
+    (out / "scaffolds").mkdir(parents=True, exist_ok=True)
     cache = ItemCache(out, report)
     with _timed(report, "scaffolds"):
         natives = [_native(out, file, code, copy, text) for file, code, copy, text in config.complexes]
     samples = [_native_sample(cache, c, text) for c, text in natives]  # cluster -1: never held out
     with _timed(report, "ligands"):
         ligands = druglike_ligands(config.ligands, config.candidates, config.seed)
-        clusters = dict(zip(ligands, morgan_clusters([ccd_molecule(c) for c in ligands]))) if ligands else {}
-    docked = []
-    for c, text in natives:
-        for code in progress_bar(ligands, desc=f"dock into {c.name}"):
+    made = grow(cache, natives, ligands, judge, config, deadline)
+    done = ligands[: len(made)]
+    clusters = dict(zip(done, morgan_clusters([ccd_molecule(c) for c in done]))) if done else {}
+    for pocket in range(len(natives)):  # pocket-major order, as before the build went ligand by ligand
+        for kept in (per_pocket[pocket] for per_pocket in made):
+            if kept is not None and kept[2] is not None:
+                c, text, target = kept
+                samples.append(_sample(c, text, target, clusters[c.ligand.code], distilled=True))
+    save_samples(samples, out)
+    report.samples, report.ligands = len(samples), len(done)
+
+
+def grow(cache: ItemCache, natives: list, ligands: list[str], judge, config: BuildConfig,
+         deadline: float | None = None) -> list[list]:
+    """Ligand by ligand: dock into each pocket and distil each pose below the threshold, each cached as soon as
+    it is made. Per finished ligand, one (docked complex, function text, target or None) per pocket, or None
+    per pocket whose pose was not kept. Past `deadline` it makes nothing more: the items of the ligand in
+    progress stay cached, and the ligand is left out (one docking into 6WQA can take 2 minutes under load)."""
+    made, report = [], cache.report
+    for code in progress_bar(ligands, desc="ligands"):
+        per_pocket = []
+        for c, text in natives:
+            if past_deadline(deadline):
+                return made
             with _timed(report, "dock"):
                 pose = cache.get_or_make("dock", {"scaffold": c.name, "ligand": code, "seed": config.seed,
                                                   "format": POSE_FORMAT},
                                          lambda: _docked_or_renamed(cache, c, code, config.seed))
-            if pose is not None and pose["energy"] <= config.threshold:
-                ligand = Ligand(code, pose["names"], pose["elements"], np.array(pose["xyz"]))
-                docked.append((Complex(c.name, c.residues, ligand), text))
-    with _timed(report, "distil"):
-        targets = distil(cache, [c for c, _ in docked], judge, config)
-    for (c, text), target in zip(docked, targets):
-        if target is not None:
-            samples.append(_sample(c, text, target, clusters[c.ligand.code], distilled=True))
-    save_samples(samples, out)
-    report.samples = len(samples)
-    atomic_write_text(out / "build_report.json", json.dumps(asdict(report), indent=1))
-    return report
+            if pose is None or pose["energy"] > config.threshold:
+                per_pocket.append(None)
+                continue
+            docked = Complex(c.name, c.residues, Ligand(code, pose["names"], pose["elements"], np.array(pose["xyz"])))
+            with _timed(report, "distil"):
+                per_pocket.append((docked, text, distilled(cache, docked, judge, config)))
+        made.append(per_pocket)
+    return made
 
 
 def _docked_or_renamed(cache: ItemCache, c: Complex, code: str, seed: int) -> dict | None:
@@ -294,24 +325,13 @@ def renamed_pose(old: dict, code: str) -> dict:
     return {"energy": old["energy"], **named_pose(posed, code)}
 
 
-def distil(cache: ItemCache, docked: list[Complex], judge, config: BuildConfig) -> list[dict | None]:
-    """For each docked pose, the Vina-best of `designs_per_target` packed LigandMPNN designs. Poses not
-    cached yet go to LigandMPNN in chunks of DISTIL_CHUNK (one subprocess each), and every chunk is cached
-    as soon as it is scored, so an interrupted build loses at most one chunk."""
-    def key(c):
-        return {"scaffold": c.name, "ligand": c.ligand.code, "pose": c.ligand.xyz.round(3).tolist(),
-                "n": config.designs_per_target, "seed": config.seed}
-    todo = [c for c in docked if not cache.has("distil", key(c))]
-    made = {}
-    for start in progress_bar(range(0, len(todo), DISTIL_CHUNK), desc="distil"):
-        chunk = todo[start: start + DISTIL_CHUNK]
-        for c, designs in zip(chunk, judge.design([(c, c.pocket()) for c in chunk], config.designs_per_target)):
-            made[id(c)] = cache.get_or_make("distil", key(c), lambda c=c, designs=designs: best_design(c, designs))
-    return [made[id(c)] if id(c) in made else cache.get_or_make("distil", key(c), _never) for c in docked]
-
-
-def _never():
-    raise AssertionError("a distilled target missing from the cache after distillation")
+def distilled(cache: ItemCache, docked: Complex, judge, config: BuildConfig) -> dict | None:
+    """The Vina-best of `designs_per_target` packed LigandMPNN designs of one docked pose (one subprocess:
+    ~4 CPU-s of start-up bought for losing at most this pose when interrupted), cached."""
+    key = {"scaffold": docked.name, "ligand": docked.ligand.code, "pose": docked.ligand.xyz.round(3).tolist(),
+           "n": config.designs_per_target, "seed": config.seed}
+    return cache.get_or_make("distil", key, lambda: best_design(
+        docked, judge.design([(docked, docked.pocket())], config.designs_per_target)[0]))
 
 
 def best_design(docked: Complex, designs: list) -> dict | None:

@@ -65,8 +65,13 @@ def data_build(out: Path = typer.Option(None, help="Build folder (default: the c
                designs: int = typer.Option(2, help="LigandMPNN designs packed per docked ligand (Vina-best kept)."),
                scaffolds: str = typer.Option("", help="Comma-separated PDB ids of the complexes to use, e.g. "
                                                        "6WQA,4CUP (default: all)."),
-               seed: int = typer.Option(0)) -> None:
+               seed: int = typer.Option(0),
+               max_minutes: float = typer.Option(None, help="Start no docking after this many minutes (a lane "
+                                                             "piece): the finished ligands are written; rerun to go on.")
+               ) -> None:
     """Build docking-language samples; rerun after an interruption and finished items are cache hits."""
+    import time
+
     from proceedings.dockwizard.assets import cache_dir
     from proceedings.dockwizard.builder import BuildConfig, build, native_complexes
     from proceedings.dockwizard.judge import LigandMPNNJudge
@@ -74,9 +79,11 @@ def data_build(out: Path = typer.Option(None, help="Build folder (default: the c
     out = out or cache_dir() / "builds" / "small"
     config = BuildConfig(ligands=ligands, designs_per_target=designs, seed=seed,
                          complexes=native_complexes([s for s in scaffolds.split(",") if s.strip()]))
-    report = build(out, config, LigandMPNNJudge(seed))
-    console.print(f"{report.samples} samples in {out}; {report.cache_hits} cache hits, {report.computed} computed; "
-                  f"seconds per stage {report.seconds}")
+    deadline = time.time() + 60 * max_minutes if max_minutes is not None else None
+    report = build(out, config, LigandMPNNJudge(seed), deadline)
+    console.print(f"{report.samples} samples from {report.ligands} of {ligands} ligands in {out}; "
+                  f"{report.cache_hits} cache hits, computed {report.computed}; wall seconds per stage "
+                  f"{report.seconds}; {report.wall_s} s wall, {report.cpu_s} CPU-s")
 
 
 @app.command()
