@@ -4,7 +4,8 @@ end scene's render differs between the old and the requested colour) and outside
 opening, the nearest object colour of what it paints where it opens (requested / old / other), the same for the
 base it paints over (last history frame warped and toned), for the last history frame itself (the reference: the old
 colour under GT lighting) and for the generated end frame, and how far the warp/tone moved the base off the last
-history frame. usage: [SEED=s] heads.py CHECKPOINT   (README, "Round 16"; nothing in the package imports it)"""
+history frame. Round 17: PAINT_ATTN=1 reads a checkpoint with the paint attention (what is painted then includes it).
+usage: [SEED=s] [PAINT_ATTN=1] heads.py CHECKPOINT   (README, "Round 16"; nothing in the package imports it)"""
 import copy, json, os, sys
 from dataclasses import replace
 import numpy as np, torch
@@ -12,19 +13,19 @@ from proceedings.core.runtime import set_threads
 from proceedings.oopsworld.data import build_episodes
 from proceedings.oopsworld.experiment import CONFIGS, generator_config
 from proceedings.oopsworld.generator import ChunkGenerator
-from proceedings.oopsworld.taxonomy import FAMILIES, objects
+from proceedings.oopsworld.taxonomy import objects
 from proceedings.oopsworld.training import segment_data
 from proceedings.oopsworld.world import COLORS, render
 
 set_threads()
-config = replace(CONFIGS["small"], encoder="structured", gated=True, seed=int(os.environ.get("SEED", "0")))
+config = replace(CONFIGS["small"], encoder="structured", gated=True, seed=int(os.environ.get("SEED", "0")),
+                 paint_attn=os.environ.get("PAINT_ATTN") == "1")
 model = ChunkGenerator(generator_config(config))
 model.load_state_dict(torch.load(sys.argv[1], weights_only=False)["model"])
 model.eval()
 easy = build_episodes(range(20_000_000, 20_000_000 + config.easy_episodes), segments=3, stage=4, frames=config.frames,
                       size=config.size, max_objects=2, depths=(1,), operators=config.operators)
 data = segment_data(easy, config.encoder)
-head = 1 + list(FAMILIES).index("appearance")
 ids, bodies, wanted = [], [], []
 for e, ep in enumerate(easy):
     for s, prog in enumerate(ep.programs):
@@ -36,13 +37,13 @@ for e, ep in enumerate(easy):
         bodies.append(np.abs(render(end, t, ep.seed, config.size) - render(old, t, ep.seed, config.size)).max(-1) > 0.02)
         ids.append(e * 3 + s); wanted.append((op.args["color"], objects(ep.scenes[s])[op.target]["color"]))
 captured = {}
-model.end_head.register_forward_hook(lambda m, i, o: captured.update(paint=o))
 paint_fn = model._paint
 
 
-def spy(base, *args, **kwargs):
+def spy(base, paint, *args, **kwargs):
     captured.setdefault("base", base)  # the first call paints the end state: (N, 1, 3, H, W)
-    return paint_fn(base, *args, **kwargs)
+    captured.setdefault("paint", paint)  # its paint: the recolour head's (a recolour routes to it alone) (N, 1, 4, H, W)
+    return paint_fn(base, paint, *args, **kwargs)
 
 
 model._paint = spy
@@ -50,7 +51,7 @@ history, _ = data.chunk(np.array(ids))
 values, mask = data.tokens("implicit", np.array(ids))
 with torch.no_grad():
     frames = model(history, values, mask).clamp(0, 1)
-paint = captured["paint"].reshape(len(ids), model.heads, -1, config.size, config.size)[:, head]  # (N, 4, H, W)
+paint = captured["paint"][:, 0]  # (N, 4, H, W)
 opening, colour = torch.sigmoid(paint[:, -1]).numpy(), torch.sigmoid(paint[:, :3]).permute(0, 2, 3, 1).numpy()
 base, last = captured["base"][:, 0].permute(0, 2, 3, 1).numpy(), history[:, -1].permute(0, 2, 3, 1).numpy()
 end = frames[:, -1].permute(0, 2, 3, 1).numpy()
