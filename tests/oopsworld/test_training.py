@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from proceedings.oopsworld.data import sample_episode
-from proceedings.oopsworld.encoders import structured_bank
+from proceedings.oopsworld.encoders import structured_bank, structured_vocabulary
 from proceedings.oopsworld.generator import PALETTE, ChunkGenerator, GeneratorConfig, move_layers
 from proceedings.oopsworld.training import (DistillConfig, Paused, TrainConfig, curriculum_stage, segment_data,
                                             stage_pool, train_distill, train_forcing)
@@ -197,12 +197,13 @@ def test_the_generator_options_of_a_preset_reach_every_arm(data):
     from proceedings.oopsworld.experiment import CONFIGS, train_arms
 
     micro = replace(CONFIGS["tiny"], channels=(8, 16, 16), steps=2, batch=2, palette=True, layers=2, ramp=True,
-                    erase=True, gated=True)
+                    erase=True, gated=True, paint_attn=True)
     arms, _ = train_arms(micro, data, {})
-    options = {name: (m.config.palette, m.config.layers, m.config.ramp, m.config.erase, m.config.gated)
-               for name, m in arms.items()}
-    assert options == {arm: (True, 2, True, True, True) for arm in ("teacher", "b2", "oopsworld")}
+    options = {name: (m.config.palette, m.config.layers, m.config.ramp, m.config.erase, m.config.gated,
+                      m.config.paint_attn) for name, m in arms.items()}
+    assert options == {arm: (True, 2, True, True, True, True) for arm in ("teacher", "b2", "oopsworld")}
     assert all(hasattr(m, "shift_head") and not hasattr(m, "flow_head") for m in arms.values())
+    assert all(m.paint_attn.out.out_channels == len(PALETTE) for m in arms.values())
 
 
 def test_with_a_ramp_the_frames_between_fade_in_the_end_states_one_redraw(data):
@@ -259,3 +260,34 @@ def test_gated_end_heads_give_each_operator_family_its_own_head_and_only_it_gets
         assert grad[own] > 0 and grad.sum() == grad[own]  # only the op's family head learns from it
     with pytest.raises(ValueError, match="structured"):
         ChunkGenerator(GeneratorConfig(channels=(8, 16, 16), token_dim=16, gated=True, encoder="text"))
+
+
+def _paint_attn_model(on: bool) -> ChunkGenerator:
+    """A tiny generator whose trunk ignores the tokens (every cross-attention gate closed): only the paint attention
+    can carry a token's words to the end head."""
+    torch.manual_seed(0)
+    model = ChunkGenerator(GeneratorConfig(channels=(8, 16, 16), token_dim=16, gated=True, paint_attn=on))
+    with torch.no_grad():
+        for attn in (model.attn16, model.attn8, model.attn8_up, model.attn16_up):
+            attn.gate.zero_()
+    return model
+
+
+def test_the_paint_attention_carries_the_requested_colour_to_the_end_heads_colour_logits(data):
+    bank = structured_bank([[["kind:op", "op:recolor", "color:blue", "new_color:red"]],
+                            [["kind:op", "op:recolor", "color:blue", "new_color:green"]]])
+    history, _ = data.chunk(np.array([0, 0]))
+    red = structured_vocabulary()["new_color:red"]
+    for on in (True, False):
+        model = _paint_attn_model(on)
+        values, mask = bank.take(np.arange(2))
+        features = torch.randn(1, 8, 32, 32).expand(2, -1, -1, -1)  # one feature map for both requests
+        paint = model._end_paint(features, model.tokens(values), values, mask)
+        colour, opening = paint[:, :model.colours], paint[:, model.colours:]
+        assert torch.equal(opening[0], opening[1])  # the request changes what is painted, not where
+        assert (colour[0] - colour[1]).abs().mean() > 1e-3 if on else torch.equal(colour[0], colour[1])
+        model.zero_grad()
+        end = model(history[:1], *bank.take(np.array([0])))[:, -1]
+        (end - torch.tensor([1.0, 0.0, 0.0])[:, None, None]).abs().mean().backward()  # a loss towards red
+        reached = model.tokens.embed.weight.grad[red].abs().sum()
+        assert reached > 0 if on else reached == 0

@@ -6,8 +6,9 @@ whose every op is recolor, any other step from all segments (as train_forcing do
   none:        no recolor steps (train_forcing's sampling; the round-14 baseline)
 Read at each listed step on the easy split from GT history (as measure_gates does): change / anchor / DD / excess,
 change per operator, and on the recolor segments the recoloured body's colour (requested / old / absent).
-Round 16 reuses it with GATED=1: the same run with the generator's gated end heads (README, "Round 16").
-usage: [SEED=s] [GATED=1] order.py OUT blocked|interleaved|none STEPS[,READ...]   (a rerun resumes from OUT/b2.ckpt.pt)
+Round 16 reuses it with GATED=1: the same run with the generator's gated end heads (README, "Round 16"); round 17
+with PAINT_ATTN=1: the end head's colour logits get the 32x32 paint attention (README, "Round 17").
+usage: [SEED=s] [GATED=1] [PAINT_ATTN=1] order.py OUT blocked|interleaved|none STEPS[,READ...]   (a rerun resumes from OUT/b2.ckpt.pt)
 A throw-away probe driver kept beside its numbers (README, "Round 15"); nothing in the package imports it."""
 import collections, copy, json, os, sys, time
 from dataclasses import replace
@@ -27,7 +28,7 @@ set_threads()
 out, order, reads = Path(sys.argv[1]), sys.argv[2], [int(s) for s in sys.argv[3].split(",")]
 steps = reads[-1]
 config = replace(CONFIGS["small"], encoder="structured", seed=int(os.environ.get("SEED", "0")),  # SEED: data + init
-                 gated=os.environ.get("GATED") == "1")
+                 gated=os.environ.get("GATED") == "1", paint_attn=os.environ.get("PAINT_ATTN") == "1")
 out.mkdir(parents=True, exist_ok=True)
 t0, w0 = time.process_time(), time.time()
 data = training_data(config)
@@ -107,7 +108,7 @@ for n in reads:
     _loop(model, tc, step, out / "b2.ckpt.pt", f"B2 {order}", until=n)
     videos = generate_from_gt(model, easy_data, "implicit")
     s = score_videos(videos, easy, readers, with_quality=False).summary(dd_gt)
-    row = {"order": order, "gated": config.gated, "step": n, **{k: s[k] for k in ("change_acc", "anchor_acc", "dynamic_degree",
+    row = {"order": order, "gated": config.gated, "paint_attn": config.paint_attn, "step": n, **{k: s[k] for k in ("change_acc", "anchor_acc", "dynamic_degree",
            "excess_dynamic_degree")}, "dd_gt": round(dd_gt, 3), "change_by_op": per_op(videos),
            "recolor_body": body_colour(videos), "cpu_s_piece": round(time.process_time() - c0, 1)}
     print(json.dumps(row), flush=True)

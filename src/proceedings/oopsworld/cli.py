@@ -128,6 +128,8 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
           gated: bool = typer.Option(None, "--gated/--shared-head", help="One end-state redraw head per operator "
                                      "family, picked by the op tokens; needs the structured encoder (default: the "
                                      "preset's)."),
+          paint_attn: bool = typer.Option(None, "--paint-attn/--no-paint-attn", help="Add a 32x32 cross-attention to "
+                                          "the tokens to the end head's colour logits (default: the preset's)."),
           seed: int = typer.Option(0)) -> None:
     """Train the teacher (= B1), B2 and OopsWorld of a preset; rerun the same command to resume."""
     from proceedings.core.runtime import set_threads
@@ -136,7 +138,7 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
 
     set_threads()
     generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp), ("erase", erase),
-                                   ("gated", gated)) if v is not None}
+                                   ("gated", gated), ("paint_attn", paint_attn)) if v is not None}
     config = _config(scale, seed, steps, operators, **generator)
     timings: dict = {}
     arms, losses = train_arms(config, training_data(config), timings, checkpoints=out)

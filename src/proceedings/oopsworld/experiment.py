@@ -62,6 +62,7 @@ class Config:
     ramp: bool = False  # generator option for every arm: in-between frames fade in the end state's redraw
     erase: bool = False  # generator option for every arm: a second mask clears to the background before the redraw
     gated: bool = False  # generator option for every arm: one end-state redraw head per operator family (round 16)
+    paint_attn: bool = False  # generator option for every arm: the end head's colour + a 32x32 token attention (r17)
     steps: int = 40  # N per arm
     batch: int = 16
     lr: float = 2e-3
@@ -250,7 +251,7 @@ def generator_config(config: Config) -> GeneratorConfig:
     """The one architecture every arm shares."""
     return GeneratorConfig(channels=config.channels, frames=config.frames, encoder=config.encoder,
                            palette=config.palette, layers=config.layers, ramp=config.ramp, erase=config.erase,
-                           gated=config.gated)
+                           gated=config.gated, paint_attn=config.paint_attn)
 
 
 def measure_gates(arms, bench_data, bench, easy_data, easy, readers) -> tuple[dict, VideoScores]:

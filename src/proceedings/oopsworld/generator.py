@@ -18,6 +18,9 @@ need not learn backgrounds: trained on recolor alone the colour follows the requ
 background on the recoloured object (README, round 14). `gated` (round 16) gives the end state one redraw head per
 operator family, picked by the op tokens' operator words, so a recolour's head is one no move or tint writes over
 (round 15: a learned recolour is wiped within ~20 steps once other operators train the one shared head).
+`paint_attn` (round 17) adds to the end head's colour logits a cross-attention from the 32x32 features it reads to
+the condition tokens, so a token's colour word reaches the painted colour in one linear step (round 16: the recolour
+head opened on the body but painted the requested colour at chance; the word reached the trunk, not the paint).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class GeneratorConfig:
     ramp: bool = False  # in-between frames fade in the end state's one redraw (a per-frame ramp), no K-1 own paints
     erase: bool = False  # a second mask clears to the surrounding background before the redraw paints (round 14)
     gated: bool = False  # one end-state redraw head per operator family, picked by the op tokens (round 16)
+    paint_attn: bool = False  # the end head's colour logits + a 32x32 cross-attention to the tokens (round 17)
 
 
 MASK_BIAS = -3.0  # initial mask logit: sigmoid(-3) = 0.05
@@ -57,20 +61,42 @@ LAYER_BIAS = 4.0  # initial background logit against 0 for each object layer
 INPAINT = 15  # px: the window whose background pixels fill an object layer's hole
 
 
-class CrossAttention(nn.Module):
-    """Feature map queries attend to condition tokens; the result is added through a tanh gate."""
+class TokenAttention(nn.Module):
+    """Feature map queries (B, C, H, W) attend to condition tokens (B, L, D): the attention output (B, C, H, W)."""
 
     def __init__(self, channels: int, token_dim: int, heads: int = 4):
         super().__init__()
         self.norm = nn.GroupNorm(8, channels)
         self.attn = nn.MultiheadAttention(channels, heads, kdim=token_dim, vdim=token_dim, batch_first=True)
-        self.gate = nn.Parameter(torch.tensor(0.5))
 
     def forward(self, x: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         b, c, h, w = x.shape
         q = self.norm(x).flatten(2).transpose(1, 2)  # (batch, h*w, c)
         out, _ = self.attn(q, tokens, tokens, key_padding_mask=~mask, need_weights=False)
-        return x + torch.tanh(self.gate) * out.transpose(1, 2).reshape(b, c, h, w)
+        return out.transpose(1, 2).reshape(b, c, h, w)
+
+
+class CrossAttention(TokenAttention):
+    """The attention output added to the feature map through a tanh gate (GLIGEN-style)."""
+
+    def __init__(self, channels: int, token_dim: int, heads: int = 4):
+        super().__init__(channels, token_dim, heads)
+        self.gate = nn.Parameter(torch.tensor(0.5))
+
+    def forward(self, x: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return x + torch.tanh(self.gate) * super().forward(x, tokens, mask)
+
+
+class PaintAttention(TokenAttention):
+    """The attention output projected to `colours` logits (B, colours, H, W), added to the end head's colour logits
+    (round 17): a token's colour word reaches the paint in one linear step, not only through the trunk."""
+
+    def __init__(self, channels: int, token_dim: int, colours: int, heads: int = 4):
+        super().__init__(channels, token_dim, heads)
+        self.out = nn.Conv2d(channels, colours, 1)
+
+    def forward(self, x: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.out(super().forward(x, tokens, mask))
 
 
 class ResBlock(nn.Module):
@@ -137,6 +163,8 @@ class ChunkGenerator(nn.Module):
                              "gated=True")
         self.heads = 1 + len(FAMILIES) if config.gated else 1  # gated: head 0 for tokens naming no operator (a scene)
         self.end_head = nn.Conv2d(c1, paint * self.heads, 3, padding=1)
+        if config.paint_attn:
+            self.paint_attn = PaintAttention(c1, config.token_dim, self.colours)
         if config.gated:
             self.register_buffer("word_family", torch.from_numpy(word_families()), persistent=False)
         if config.ramp and not config.masked:
@@ -191,7 +219,7 @@ class ChunkGenerator(nn.Module):
         if self.config.masked:
             base = base * torch.exp(self.tone_head(pooled)).reshape(b, k, 3, 1, 1)
         tint = (torch.exp(self.tint_head(pooled)) if self.config.palette else pooled.new_ones(b, 3 * k)).reshape(b, k, 3, 1, 1)
-        end_paint = self._end_paint(y1, token_values, token_mask).reshape(b, 1, -1, h, w)
+        end_paint = self._end_paint(y1, tokens, token_values, token_mask).reshape(b, 1, -1, h, w)
         end = self._paint(base[:, -1:], end_paint, tint[:, -1:])[:, 0]  # the end state first, then the frames between
         if self.config.ramp:
             share = torch.sigmoid(self.ramp_head(pooled)).reshape(b, k - 1, 1, 1, 1)
@@ -201,14 +229,19 @@ class ChunkGenerator(nn.Module):
                                   tint[:, :-1])
         return torch.cat([between, end[:, None]], 1)  # (B, K, 3, H, W)
 
-    def _end_paint(self, features: torch.Tensor, token_values: torch.Tensor, token_mask: torch.Tensor) -> torch.Tensor:
-        """The end head's paint (B, P, H, W); gated, each sample's mix of its heads by `route`."""
+    def _end_paint(self, features: torch.Tensor, tokens: torch.Tensor, token_values: torch.Tensor,
+                   token_mask: torch.Tensor) -> torch.Tensor:
+        """The end head's paint (B, P, H, W); gated, each sample's mix of its heads by `route`; with `paint_attn`,
+        the colour logits plus the paint attention's."""
         paint = self.end_head(features)
-        if not self.config.gated:
+        if self.config.gated:
+            b, _, h, w = paint.shape
+            heads = paint.reshape(b, self.heads, -1, h, w)  # (B, heads, P, H, W)
+            paint = torch.einsum("bn,bnphw->bphw", self.route(token_values, token_mask), heads)
+        if not self.config.paint_attn:
             return paint
-        b, _, h, w = paint.shape
-        heads = paint.reshape(b, self.heads, -1, h, w)  # (B, heads, P, H, W)
-        return torch.einsum("bn,bnphw->bphw", self.route(token_values, token_mask), heads)
+        colour = paint[:, :self.colours] + self.paint_attn(features, tokens, token_mask)
+        return torch.cat([colour, paint[:, self.colours:]], 1)
 
     def route(self, token_values: torch.Tensor, token_mask: torch.Tensor) -> torch.Tensor:
         """Shares (B, heads) of the gated end heads: each op token picks its operator family's head, a composite
