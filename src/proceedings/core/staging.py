@@ -28,6 +28,11 @@ def budget_deadline(env: str) -> float | None:
         raise ProceedingsError(f"${env}={raw!r} is not a number of minutes; unset it to run without a budget") from None
     if not minutes > 0:  # also refuses nan
         raise ProceedingsError(f"${env}={raw!r}: the budget must be > 0 minutes; unset it to run without a budget")
+    return deadline_after(minutes)
+
+
+def deadline_after(minutes: float) -> float:
+    """time.time() `minutes` from now: the deadline `past_deadline` reads."""
     return time.time() + 60 * minutes
 
 

@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 
 from proceedings.core.errors import ProceedingsError
+from proceedings.core.staging import deadline_after
 
 app = typer.Typer(help="DockWizard: pocket design conditioned on docking language.", no_args_is_help=True)
 console = Console()
@@ -70,8 +71,6 @@ def data_build(out: Path = typer.Option(None, help="Build folder (default: the c
                                                              "piece): the finished ligands are written; rerun to go on.")
                ) -> None:
     """Build docking-language samples; rerun after an interruption and finished items are cache hits."""
-    import time
-
     from proceedings.dockwizard.assets import cache_dir
     from proceedings.dockwizard.builder import BuildConfig, build, native_complexes
     from proceedings.dockwizard.judge import LigandMPNNJudge
@@ -79,7 +78,7 @@ def data_build(out: Path = typer.Option(None, help="Build folder (default: the c
     out = out or cache_dir() / "builds" / "small"
     config = BuildConfig(ligands=ligands, designs_per_target=designs, seed=seed,
                          complexes=native_complexes([s for s in scaffolds.split(",") if s.strip()]))
-    deadline = time.time() + 60 * max_minutes if max_minutes is not None else None
+    deadline = deadline_after(max_minutes) if max_minutes is not None else None
     report = build(out, config, LigandMPNNJudge(seed), deadline)
     console.print(f"{report.samples} samples from {report.ligands} of {ligands} ligands in {out}; "
                   f"{report.cache_hits} cache hits, computed {report.computed}; wall seconds per stage "
