@@ -124,14 +124,17 @@ def eval_cmd(
     files: list[Path] = typer.Argument(..., help="Generated .glb files (from `sample`) or mesh files with named parts."),
     kind: str = typer.Option("chair", help="The grammar class to compare against."),
     references: int = typer.Option(48, help="Held-out grammar samples to compare with."),
+    points: int = typer.Option(16, "--L", help="Points sampled per named part of a mesh file."),
+    max_components: int = typer.Option(64, help="Most named parts a mesh file may have."),
+    merge_small_parts: bool = typer.Option(False, help="Fold a mesh file's smallest parts together down to --max-components."),
     seed: int = typer.Option(1),
 ) -> None:
     """Part IoU, 1-NNA and violation rate of assemblies against held-out grammar samples (boxes fitted per part)."""
-    from proceedings.moca.assembly import read_glb_points
+    from proceedings.moca.data.meshes import assembly_points
     from proceedings.moca.data.procedural import generate
     from proceedings.moca.metrics import calibrate_epsilon, fit_assembly, one_nna, part_iou, violation_rate
 
-    clouds = [read_glb_points(f)[1] for f in files]
+    clouds = [assembly_points(f, points, max_components, merge_small_parts) for f in files]
     held = generate(kind, references, None, clouds[0].shape[1], seed)
     ref = [fit_assembly(a.points, a.sample_id) for a in held]
     eps = calibrate_epsilon(ref)
