@@ -1,4 +1,4 @@
-"""`proceedings moca ...`: data, train, sample, eval, bench-attn, render (issue 27).
+"""`proceedings moca ...`: data, train, train-vae, stage, sample, eval, bench-attn, render (issue 27).
 
 torch and the model are imported inside the commands, so mounting this app costs nothing. The whole
 comparison runs as `proceedings reproduce moca --scale tiny|small`; `train` here shares its checkpoints.
@@ -85,6 +85,19 @@ def train_cmd(
         console.print(f"saved to {out}")
 
 
+@app.command(name="train-vae")
+def train_vae_cmd(
+    scale: str = typer.Option("paper", help="A latent preset (paper)."),
+    seed: int = typer.Option(0),
+    samples: int = typer.Option(200, help="Grammar samples per class whose parts train the VAE."),
+    steps: int = typer.Option(2000), batch: int = typer.Option(32),
+) -> None:
+    """Train and freeze the component VAE whose latents the `paper` preset's DiT denoises (spec §2.1 b)."""
+    from proceedings.moca.experiment import train_component_vae
+
+    console.print(f"saved the component VAE to {train_component_vae(scale, seed, samples, steps, batch)}")
+
+
 @app.command(name="stage")
 def stage_cmd(
     scale: str = typer.Option("small", help="A staged preset: small | paper."),
@@ -105,17 +118,23 @@ def sample_cmd(
     steps: int = typer.Option(20, help="Euler steps."),
     guidance: float = typer.Option(2.0, help="Classifier-free guidance weight."),
     seed: int = typer.Option(0),
+    vae: Path = typer.Option(None, help="The component VAE (train-vae) that decodes a latent model's tokens."),
     out: Path = typer.Option(Path("assembly.glb"), "-o", "--out"),
 ) -> None:
     """Generate one assembly and write it as a .glb with one named node per component."""
     from proceedings.moca.assembly import export_glb
     from proceedings.moca.flow import sample
+    from proceedings.moca.latents import LatentCodec
     from proceedings.moca.model import CompositionalDiT
 
     model = CompositionalDiT.from_pretrained(model_dir)
     if label not in model.cfg.classes:
         raise ProceedingsError(f"class '{label}' is not one of the model's classes {model.cfg.classes}")
+    if model.cfg.channels != 3 and vae is None:
+        raise ProceedingsError(f"'{model_dir}' denoises component-VAE latents; pass --vae with the VAE it was trained on")
     points = sample(model, model.cfg.classes.index(label), n, steps=steps, cfg=guidance, seed=seed)[0].numpy()
+    if model.cfg.channels != 3:
+        points = LatentCodec.from_pretrained(vae).decode(points, model.cfg.points, seed=seed)
     console.print(f"wrote {export_glb(points, out)} ({n} components)")
 
 
