@@ -24,7 +24,7 @@ import torch
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir
-from proceedings.core.runtime import atomic_write_text, check_scale, seed_everything
+from proceedings.core.runtime import atomic_write_text, check_scale, choose_device, seed_everything
 from proceedings.moca.baselines import ARMS, arm_config
 from proceedings.moca.costs import Sweep, SweepRow, sweep
 from proceedings.moca.data.procedural import Assembly, generate
@@ -125,8 +125,13 @@ def vae_path(scale: str, seed: int) -> Path:
 
 
 def latent_codec(cfg: ExperimentConfig, scale: str, seed: int) -> LatentCodec | None:
-    """The preset's frozen component VAE (None when it denoises surface points); one line if it is not trained."""
-    return None if cfg.vae is None else LatentCodec.from_pretrained(vae_path(scale, seed))
+    """The preset's frozen component VAE on the training device (None when the DiT denoises surface points); one
+    line if it is not trained."""
+    if cfg.vae is None:
+        return None
+    codec = LatentCodec.from_pretrained(vae_path(scale, seed))
+    codec.vae.to(choose_device(cfg.train.device))
+    return codec
 
 
 def train_component_vae(scale: str, seed: int = 0, samples: int = 200, steps: int = 2000, batch: int = 32) -> Path:

@@ -31,11 +31,14 @@ class LatentCodec:
 
     @torch.no_grad()
     def means(self, parts: list[Part], rng: np.random.Generator) -> torch.Tensor:
-        """Posterior means (len(parts), L, D_z) from P surface points per component, unscaled."""
-        p = self.vae.cfg.surface_points
-        clouds = np.stack([surface_points(q.center, q.half, q.rotation, p, rng) for q in parts]).astype(np.float32)
-        return torch.cat([self.vae.encode(torch.from_numpy(clouds[i : i + CHUNK]))[0]
-                          for i in range(0, len(clouds), CHUNK)])
+        """Posterior means (len(parts), L, D_z) on the CPU from P surface points per component, unscaled; encoded
+        CHUNK components at a time on the VAE's device."""
+        p, device = self.vae.cfg.surface_points, next(self.vae.parameters()).device
+        out = []
+        for i in range(0, len(parts), CHUNK):
+            clouds = np.stack([surface_points(q.center, q.half, q.rotation, p, rng) for q in parts[i : i + CHUNK]])
+            out.append(self.vae.encode(torch.from_numpy(clouds.astype(np.float32)).to(device))[0].cpu())
+        return torch.cat(out)
 
     @classmethod
     def fit(cls, vae: ComponentVAE, parts: list[Part], seed: int = 0) -> "LatentCodec":
@@ -52,7 +55,8 @@ class LatentCodec:
     def decode(self, latents: np.ndarray, points: int, resolution: int = 64, seed: int = 0) -> np.ndarray:
         """(N, points, 3) surface points of the meshes decoded from one assembly's scaled latents (N, L, D_z)."""
         out = []
-        for i, z in enumerate(torch.as_tensor(latents, dtype=torch.float32) * self.scale):
+        device = next(self.vae.parameters()).device
+        for i, z in enumerate(torch.as_tensor(latents, dtype=torch.float32, device=device) * self.scale):
             try:
                 mesh = extract_mesh(self.vae, z, resolution)
             except ProceedingsError as err:

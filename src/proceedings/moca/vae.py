@@ -150,10 +150,10 @@ def train_vae(parts: list[Part], cfg: VAEConfig, steps: int = 2000, batch: int =
 def occupancy_grid(vae: ComponentVAE, z: torch.Tensor, resolution: int, low: np.ndarray, high: np.ndarray,
                    chunk: int = 32_768) -> np.ndarray:
     """Decoded occupancy logits of one component's latents z (L, D_z) on a resolution^3 grid over [low, high]."""
-    axes = [torch.linspace(float(lo), float(hi), resolution) for lo, hi in zip(low, high)]
+    axes = [torch.linspace(float(lo), float(hi), resolution, device=z.device) for lo, hi in zip(low, high)]
     grid = torch.stack(torch.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3)
     logits = torch.cat([vae.decode(z[None], grid[i : i + chunk][None])[0] for i in range(0, len(grid), chunk)])
-    return logits.reshape(resolution, resolution, resolution).numpy()
+    return logits.reshape(resolution, resolution, resolution).cpu().numpy()
 
 
 def extract_mesh(vae: ComponentVAE, z: torch.Tensor, resolution: int = 64, low=(-BOUNDS,) * 3, high=(BOUNDS,) * 3):
