@@ -51,6 +51,9 @@ def test_without_a_trained_vae_the_paper_preset_stops_with_one_line_naming_the_c
     cfg = experiment_config("paper")
     with pytest.raises(ProceedingsError, match="proceedings moca train-vae --scale paper"):
         train_arm(cfg, "paper", 0, "moca", generate("chair", 1, (6, 6), 16))
+    for verb in (["train", "--scale", "paper"], ["stage", "--scale", "paper"]):  # before making 200,000 samples
+        result = CliRunner().invoke(app, verb)
+        assert isinstance(result.exception, ProceedingsError) and "train-vae" in str(result.exception)
 
 
 def test_latents_are_scaled_to_unit_spread_and_one_bf16_step_trains_on_them(codec, tmp_path):

@@ -70,13 +70,15 @@ def train_cmd(
 ) -> None:
     """Train one arm of a preset (resumable at small/paper: the checkpoints `reproduce` uses)."""
     from proceedings.moca.baselines import ARMS
-    from proceedings.moca.experiment import datasets, experiment_config, train_arm
+    from proceedings.moca.experiment import datasets, experiment_config, latent_codec, train_arm
 
     if attention not in ARMS:
         raise ProceedingsError(f"unknown attention '{attention}'; choose one of: {', '.join(ARMS)}")
     cfg = experiment_config(scale, seed)
+    codec = latent_codec(cfg, scale, seed)  # before the data: a latent preset without its VAE stops at once
     train_set, _ = datasets(cfg, seed)
-    model, record = train_arm(cfg, scale, seed, attention, train_set, stop_at=stop_at, max_seconds=max_seconds)
+    model, record = train_arm(cfg, scale, seed, attention, train_set, stop_at=stop_at, max_seconds=max_seconds,
+                              codec=codec)
     console.print(f"{attention}: {record.steps} of {cfg.train.steps} steps, loss {record.losses[0]:.4f} -> "
                   f"{record.losses[-1]:.4f}, {record.s_per_step:.3f} s ({record.cpu_s_per_step:.3f} CPU-s) per step, "
                   f"{record.skipped_nan} NaN steps skipped")

@@ -206,8 +206,9 @@ def cached_evaluation(cfg: ExperimentConfig, scale: str, seed: int, arm: str) ->
 
 
 def arm_result(cfg: ExperimentConfig, scale: str, seed: int, arm: str, train_set, held, held_boxes, eps,
-               max_seconds: float | None = None) -> tuple[dict, list[np.ndarray]] | None:
+               max_seconds: float | None = None, codec: LatentCodec | None = None) -> tuple[dict, list[np.ndarray]] | None:
     """One arm trained and evaluated; None while a staged piece (`max_seconds`) leaves its training unfinished.
+    A latent preset passes its frozen VAE (`codec`).
 
     With a resumable preset the evaluation (and the first assemblies, for the plot) is kept beside the
     checkpoint, so `reproduce` after staged pieces only gathers it; a changed preset is evaluated afresh.
@@ -215,7 +216,6 @@ def arm_result(cfg: ExperimentConfig, scale: str, seed: int, arm: str, train_set
     stored = cached_evaluation(cfg, scale, seed, arm)
     if stored is not None:
         return stored
-    codec = latent_codec(cfg, scale, seed)
     model, record = train_arm(cfg, scale, seed, arm, train_set, max_seconds=max_seconds, codec=codec)
     if record.steps < cfg.train.steps:
         return None
@@ -255,11 +255,12 @@ def stage(scale: str, seed: int = 0, max_seconds: float = 300.0) -> str:
     if not cfg.resumable:
         raise ProceedingsError(f"the {scale} preset is not staged; run `proceedings reproduce moca --scale {scale}`")
     seed_everything(seed)
+    codec = latent_codec(cfg, scale, seed)  # a latent preset without its VAE stops here, before making data
     train_set, held, held_boxes, eps = held_out(cfg, seed)
     for arm in ARMS:
         if cached_evaluation(cfg, scale, seed, arm) is not None:
             continue
-        done = arm_result(cfg, scale, seed, arm, train_set, held, held_boxes, eps, max_seconds=max_seconds)
+        done = arm_result(cfg, scale, seed, arm, train_set, held, held_boxes, eps, max_seconds, codec)
         if done is None:
             return f"{arm}: trained part of the way (checkpoint {checkpoint_path(scale, seed, arm)}); run stage again"
         return f"{arm}: trained and evaluated (part IoU {done[0]['part_iou']:.3f}, violations {done[0]['violation_rate']:.3f})"
@@ -279,10 +280,11 @@ def reproduce(scale: str = "tiny", seed: int = 0) -> Result:
     """Four arms trained alike, sampled for the held-out conditions and scored; then the cost sweep."""
     cfg = experiment_config(scale, seed)
     seed_everything(seed)
+    codec = latent_codec(cfg, scale, seed)  # a latent preset without its VAE stops here, before making data
     train_set, held, held_boxes, eps = held_out(cfg, seed)
     arms, samples = {}, {}
     for arm in ARMS:
-        arms[arm], samples[arm] = arm_result(cfg, scale, seed, arm, train_set, held, held_boxes, eps)
+        arms[arm], samples[arm] = arm_result(cfg, scale, seed, arm, train_set, held, held_boxes, eps, codec=codec)
     cost = cost_sweep(cfg, scale, seed)
     metrics = {**arms["moca"], **sweep_summary(cost, "moca"),
                "reference_part_iou": part_iou(held_boxes, held_boxes, exclude_self=True),
