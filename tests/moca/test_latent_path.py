@@ -76,3 +76,21 @@ def test_sampling_a_latent_model_asks_for_its_vae(tmp_path):
     result = CliRunner().invoke(app, ["sample", "--model", str(tmp_path / "m"), "--n", "3", "--steps", "1",
                                       "-o", str(tmp_path / "a.glb")])
     assert isinstance(result.exception, ProceedingsError) and "--vae" in str(result.exception)
+
+
+def test_train_vae_then_train_runs_the_paper_path_end_to_end_at_toy_width(tmp_path, monkeypatch):
+    import proceedings.moca.experiment as experiment
+
+    paper = experiment.CONFIGS["paper"]
+    toy = replace(paper, train_samples=2, held_out=1, vae=VAE, model=replace(paper.model, **{
+        k: getattr(DIT, k) for k in ("points", "channels", "dim", "heads", "depth", "sigma", "mlp_ratio")}),
+        train=replace(paper.train, batch=2, device="cpu"))
+    monkeypatch.setitem(experiment.CONFIGS, "paper", toy)
+    monkeypatch.setenv("PROCEEDINGS_CACHE", str(tmp_path))
+    runner = CliRunner()
+    result = runner.invoke(app, ["train-vae", "--samples", "2", "--steps", "2", "--batch", "4"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["train", "--scale", "paper", "--stop-at", "1", "--out", str(tmp_path / "m")])
+    assert result.exit_code == 0, result.output
+    assert "1 of 200000 steps" in result.output and "0 NaN steps skipped" in result.output
+    assert CompositionalDiT.from_pretrained(tmp_path / "m").cfg.channels == VAE.latent_dim

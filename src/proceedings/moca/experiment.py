@@ -142,7 +142,7 @@ def train_component_vae(scale: str, seed: int = 0, samples: int = 200, steps: in
         raise ProceedingsError(f"the {scale} preset denoises surface points; only `paper` uses the component VAE")
     parts = [p for kind in cfg.classes for a in generate(kind, samples, cfg.components[kind], 3, seed=2 * seed)
              for p in a.parts]
-    vae, _ = train_vae(parts, cfg.vae, steps=steps, batch=batch, seed=seed)
+    vae, _ = train_vae(parts, cfg.vae, steps=steps, batch=batch, seed=seed, device=str(choose_device(cfg.train.device)))
     return LatentCodec.fit(vae, parts, seed).save_pretrained(vae_path(scale, seed))
 
 

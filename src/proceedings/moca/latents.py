@@ -70,7 +70,7 @@ class LatentCodec:
 
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
-        save_file({k: v.contiguous() for k, v in self.vae.state_dict().items()}, path / "vae.safetensors")
+        save_file({k: v.contiguous().cpu() for k, v in self.vae.state_dict().items()}, path / "vae.safetensors")
         (path / "config.json").write_text(json.dumps({"vae": asdict(self.vae.cfg), "scale": self.scale}, indent=2) + "\n")
         return path
 
