@@ -43,3 +43,18 @@ def test_bad_sweep_arguments_are_one_line_errors():
     for args, message in ((["--n", "0,8"], "N = 0"), (["--L", "12", "--sigma", "8"], "must divide")):
         result = runner.invoke(app, ["bench-attn", *args])
         assert isinstance(result.exception, ProceedingsError) and message in str(result.exception)
+
+
+def test_eval_scores_a_mesh_file_with_named_parts_and_merges_when_asked(tmp_path):
+    scene = trimesh.Scene()
+    for i, (lo, hi) in enumerate([((-0.3, -0.3, 0.0), (0.3, 0.3, 0.05)), ((-0.3, -0.3, -1.0), (-0.25, -0.25, 0.0)),
+                                  ((0.25, -0.3, -1.0), (0.3, -0.25, 0.0))]):  # a seat on two legs, as meshes
+        box = trimesh.creation.box(bounds=(lo, hi))
+        scene.add_geometry(box, node_name=f"part_{i}", geom_name=f"part_{i}")
+    path = tmp_path / "other_generator.glb"
+    scene.export(path)
+    result = runner.invoke(app, ["eval", str(path), "--references", "4", "--max-components", "2"])
+    assert isinstance(result.exception, ProceedingsError) and "--merge-small-parts" in str(result.exception)
+    result = runner.invoke(app, ["eval", str(path), "--references", "4", "--max-components", "2", "--merge-small-parts"])
+    assert result.exit_code == 0, result.output
+    assert '"part_iou"' in result.output

@@ -6,6 +6,7 @@ import torch
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.moca.data.procedural import Part, generate
+from proceedings.moca.latents import LatentCodec
 from proceedings.moca.vae import ComponentVAE, VAEConfig, extract_mesh, inside_box, occupancy_batch, train_vae
 
 TINY = VAEConfig(surface_points=64, latents=4, latent_dim=4, dim=32, heads=2, frequencies=4)
@@ -37,3 +38,5 @@ def test_the_vae_learns_a_seat_and_marching_cubes_gives_a_mesh_around_it():
     assert ((vae.decode(mean, queries) > 0) == inside).float().mean() > 0.9
     mesh = extract_mesh(vae, mean[0], resolution=24, low=seat.center - seat.half - 0.2, high=seat.center + seat.half + 0.2)
     assert np.abs(mesh.bounds - [seat.center - seat.half, seat.center + seat.half]).max() < 0.3
+    points = LatentCodec(vae, 1.0).decode(mean.numpy(), 16, resolution=48)  # the latent path's way back to points
+    assert points.shape == (1, 16, 3) and np.abs(points.mean(1)[0] - seat.center).max() < 0.3

@@ -1,4 +1,4 @@
-"""`proceedings moca ...`: data, train, sample, eval, bench-attn, render (issue 27).
+"""`proceedings moca ...`: data, train, train-vae, stage, sample, eval, bench-attn, render (issue 27).
 
 torch and the model are imported inside the commands, so mounting this app costs nothing. The whole
 comparison runs as `proceedings reproduce moca --scale tiny|small`; `train` here shares its checkpoints.
@@ -70,19 +70,34 @@ def train_cmd(
 ) -> None:
     """Train one arm of a preset (resumable at small/paper: the checkpoints `reproduce` uses)."""
     from proceedings.moca.baselines import ARMS
-    from proceedings.moca.experiment import datasets, experiment_config, train_arm
+    from proceedings.moca.experiment import datasets, experiment_config, latent_codec, train_arm
 
     if attention not in ARMS:
         raise ProceedingsError(f"unknown attention '{attention}'; choose one of: {', '.join(ARMS)}")
     cfg = experiment_config(scale, seed)
+    codec = latent_codec(cfg, scale, seed)  # before the data: a latent preset without its VAE stops at once
     train_set, _ = datasets(cfg, seed)
-    model, record = train_arm(cfg, scale, seed, attention, train_set, stop_at=stop_at, max_seconds=max_seconds)
+    model, record = train_arm(cfg, scale, seed, attention, train_set, stop_at=stop_at, max_seconds=max_seconds,
+                              codec=codec)
     console.print(f"{attention}: {record.steps} of {cfg.train.steps} steps, loss {record.losses[0]:.4f} -> "
                   f"{record.losses[-1]:.4f}, {record.s_per_step:.3f} s ({record.cpu_s_per_step:.3f} CPU-s) per step, "
                   f"{record.skipped_nan} NaN steps skipped")
     if out is not None:
         model.save_pretrained(out)
         console.print(f"saved to {out}")
+
+
+@app.command(name="train-vae")
+def train_vae_cmd(
+    scale: str = typer.Option("paper", help="A latent preset (paper)."),
+    seed: int = typer.Option(0),
+    samples: int = typer.Option(200, help="Grammar samples per class whose parts train the VAE."),
+    steps: int = typer.Option(2000), batch: int = typer.Option(32),
+) -> None:
+    """Train and freeze the component VAE whose latents the `paper` preset's DiT denoises (spec §2.1 b)."""
+    from proceedings.moca.experiment import train_component_vae
+
+    console.print(f"saved the component VAE to {train_component_vae(scale, seed, samples, steps, batch)}")
 
 
 @app.command(name="stage")
@@ -105,17 +120,23 @@ def sample_cmd(
     steps: int = typer.Option(20, help="Euler steps."),
     guidance: float = typer.Option(2.0, help="Classifier-free guidance weight."),
     seed: int = typer.Option(0),
+    vae: Path = typer.Option(None, help="The component VAE (train-vae) that decodes a latent model's tokens."),
     out: Path = typer.Option(Path("assembly.glb"), "-o", "--out"),
 ) -> None:
     """Generate one assembly and write it as a .glb with one named node per component."""
     from proceedings.moca.assembly import export_glb
     from proceedings.moca.flow import sample
+    from proceedings.moca.latents import LatentCodec
     from proceedings.moca.model import CompositionalDiT
 
     model = CompositionalDiT.from_pretrained(model_dir)
     if label not in model.cfg.classes:
         raise ProceedingsError(f"class '{label}' is not one of the model's classes {model.cfg.classes}")
+    if model.cfg.channels != 3 and vae is None:
+        raise ProceedingsError(f"'{model_dir}' denoises component-VAE latents; pass --vae with the VAE it was trained on")
     points = sample(model, model.cfg.classes.index(label), n, steps=steps, cfg=guidance, seed=seed)[0].numpy()
+    if model.cfg.channels != 3:
+        points = LatentCodec.from_pretrained(vae).decode(points, model.cfg.points, seed=seed)
     console.print(f"wrote {export_glb(points, out)} ({n} components)")
 
 
@@ -124,14 +145,17 @@ def eval_cmd(
     files: list[Path] = typer.Argument(..., help="Generated .glb files (from `sample`) or mesh files with named parts."),
     kind: str = typer.Option("chair", help="The grammar class to compare against."),
     references: int = typer.Option(48, help="Held-out grammar samples to compare with."),
+    points: int = typer.Option(16, "--L", help="Points sampled per named part of a mesh file."),
+    max_components: int = typer.Option(64, help="Most named parts a mesh file may have."),
+    merge_small_parts: bool = typer.Option(False, help="Fold a mesh file's smallest parts together down to --max-components."),
     seed: int = typer.Option(1),
 ) -> None:
     """Part IoU, 1-NNA and violation rate of assemblies against held-out grammar samples (boxes fitted per part)."""
-    from proceedings.moca.assembly import read_glb_points
+    from proceedings.moca.data.meshes import assembly_points
     from proceedings.moca.data.procedural import generate
     from proceedings.moca.metrics import calibrate_epsilon, fit_assembly, one_nna, part_iou, violation_rate
 
-    clouds = [read_glb_points(f)[1] for f in files]
+    clouds = [assembly_points(f, points, max_components, merge_small_parts) for f in files]
     held = generate(kind, references, None, clouds[0].shape[1], seed)
     ref = [fit_assembly(a.points, a.sample_id) for a in held]
     eps = calibrate_epsilon(ref)

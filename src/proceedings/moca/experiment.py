@@ -24,14 +24,16 @@ import torch
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir
-from proceedings.core.runtime import atomic_write_text, check_scale, seed_everything
+from proceedings.core.runtime import atomic_write_text, check_scale, choose_device, seed_everything
 from proceedings.moca.baselines import ARMS, arm_config
 from proceedings.moca.costs import Sweep, SweepRow, sweep
 from proceedings.moca.data.procedural import Assembly, generate
 from proceedings.moca.flow import sample
+from proceedings.moca.latents import LatentCodec
 from proceedings.moca.metrics import calibrate_epsilon, fit_assembly, one_nna, part_iou, violation_rate
 from proceedings.moca.model import CompositionalDiT, DiTConfig, parameter_count
 from proceedings.moca.training import TrainConfig, TrainRecord, to_tensors, train
+from proceedings.moca.vae import VAEConfig, train_vae
 
 CLAIM = ("Routing each component's attention to its top-k relevant components plus compressed distant ones "
          "makes cross-component attention cost near-linear in the component count at Full attention's quality, "
@@ -58,6 +60,12 @@ class ExperimentConfig:
     sweep_dim: int = 64
     sweep_repeats: int = 3
     resumable: bool = False  # checkpoint each arm's training under the cache (small, paper)
+    vae: VAEConfig | None = None  # the DiT denoises this frozen component VAE's latents (paper), else surface points
+
+    def __post_init__(self) -> None:
+        if self.vae is not None and (self.model.points, self.model.channels) != (self.vae.latents, self.vae.latent_dim):
+            raise ProceedingsError(f"the DiT takes {self.model.points} tokens of {self.model.channels} channels but the "
+                                   f"VAE gives {self.vae.latents} latents of {self.vae.latent_dim}")
 
 
 CONFIGS = {
@@ -78,15 +86,19 @@ CONFIGS = {
         model=DiTConfig(points=16, dim=64, heads=4, depth=2, k=4, sigma=8, mlp_ratio=2,
                         classes=["chair", "table", "shelf"]),
         train=TrainConfig(steps=300, batch=16, lr=2e-3, warmup=30, checkpoint_every=100), resumable=True),
-    # The paper's shape on GPUs: up to 128 components (scenes), wider model, many steps.
+    # The paper's shape on GPUs (builds and starts; not trained here): up to 128 components (scenes), a wider model,
+    # component-VAE latents (spec §2.1 b: 512 surface points -> 16 latents x 16 channels; train the VAE first with
+    # `proceedings moca train-vae --scale paper`), bf16 autocast through Accelerate, many steps.
     "paper": ExperimentConfig(
         classes=["chair", "table", "shelf", "scene:warehouse"],
         components={"chair": (6, 18), "table": (4, 10), "shelf": (5, 11), "scene:warehouse": (8, 128)},
         train_samples=50_000, held_out=256,
-        model=DiTConfig(points=32, dim=512, heads=8, depth=12, k=4, sigma=8, max_components=256,
+        model=DiTConfig(points=16, channels=16, dim=512, heads=8, depth=12, k=4, sigma=8, max_components=256,
                         classes=["chair", "table", "shelf", "scene:warehouse"]),
-        train=TrainConfig(steps=200_000, batch=64, lr=3e-4, warmup=2000, checkpoint_every=1000),
-        sweep_ns=(8, 16, 32, 64, 128, 256), sweep_dim=512, resumable=True),
+        train=TrainConfig(steps=200_000, batch=64, lr=3e-4, warmup=2000, checkpoint_every=1000, device="auto",
+                          mixed_precision="bf16"),
+        sweep_ns=(8, 16, 32, 64, 128, 256), sweep_dim=512, resumable=True,
+        vae=VAEConfig(surface_points=512, latents=16, latent_dim=16, dim=256, heads=8)),
 }
 
 
@@ -108,17 +120,48 @@ def checkpoint_path(scale: str, seed: int, arm: str) -> Path:
     return cache_root() / "moca" / f"{scale}-seed{seed}" / f"{arm}.pt"
 
 
+def vae_path(scale: str, seed: int) -> Path:
+    return checkpoint_path(scale, seed, "vae").with_suffix("")
+
+
+def latent_codec(cfg: ExperimentConfig, scale: str, seed: int) -> LatentCodec | None:
+    """The preset's frozen component VAE on the training device (None when the DiT denoises surface points); one
+    line if it is not trained."""
+    if cfg.vae is None:
+        return None
+    codec = LatentCodec.from_pretrained(vae_path(scale, seed))
+    codec.vae.to(choose_device(cfg.train.device))
+    return codec
+
+
+def train_component_vae(scale: str, seed: int = 0, samples: int = 200, steps: int = 2000, batch: int = 32) -> Path:
+    """Fit the preset's component VAE on the parts of `samples` grammar samples per class, freeze it, measure its
+    latent scale and keep it where `train_arm` looks (spec §2.1 b: trained first, then frozen)."""
+    cfg = experiment_config(scale, seed)
+    if cfg.vae is None:
+        raise ProceedingsError(f"the {scale} preset denoises surface points; only `paper` uses the component VAE")
+    parts = [p for kind in cfg.classes for a in generate(kind, samples, cfg.components[kind], 3, seed=2 * seed)
+             for p in a.parts]
+    vae, _ = train_vae(parts, cfg.vae, steps=steps, batch=batch, seed=seed, device=str(choose_device(cfg.train.device)))
+    return LatentCodec.fit(vae, parts, seed).save_pretrained(vae_path(scale, seed))
+
+
 def train_arm(cfg: ExperimentConfig, scale: str, seed: int, arm: str, train_set: list[Assembly],
-              stop_at: int | None = None, max_seconds: float | None = None) -> tuple[CompositionalDiT, TrainRecord]:
-    """One arm's model, trained (or resumed) to cfg.train.steps; `stop_at` / `max_seconds` end a staged piece early."""
+              stop_at: int | None = None, max_seconds: float | None = None,
+              codec: LatentCodec | None = None) -> tuple[CompositionalDiT, TrainRecord]:
+    """One arm's model, trained (or resumed) to cfg.train.steps; `stop_at` / `max_seconds` end a staged piece early.
+    A latent preset encodes the training set with its frozen VAE (`codec`, loaded when not given)."""
+    codec = codec or latent_codec(cfg, scale, seed)
     ckpt = checkpoint_path(scale, seed, arm) if cfg.resumable else None
-    data = to_tensors(train_set, cfg.classes)
+    data = to_tensors(train_set, cfg.classes, codec.encode(train_set, seed) if codec else None)
     return train(arm_config(cfg.model, arm), data, cfg.train, checkpoint=ckpt, stop_at=stop_at,
                  max_seconds=max_seconds, desc=f"train {arm}")
 
 
-def generate_for(model: CompositionalDiT, cfg: ExperimentConfig, held: list[Assembly], seed: int) -> list[np.ndarray]:
-    """One assembly per held-out sample, with its class and component count (batched by condition)."""
+def generate_for(model: CompositionalDiT, cfg: ExperimentConfig, held: list[Assembly], seed: int,
+                 codec: LatentCodec | None = None) -> list[np.ndarray]:
+    """One assembly of points per held-out sample, with its class and component count (batched by condition);
+    generated latents are decoded by `codec` to L points per component."""
     groups: dict[tuple[int, int], list[int]] = defaultdict(list)
     for i, a in enumerate(held):
         groups[(cfg.classes.index(a.kind), a.n)].append(i)
@@ -127,13 +170,14 @@ def generate_for(model: CompositionalDiT, cfg: ExperimentConfig, held: list[Asse
         points = sample(model, label, n, count=len(members), steps=cfg.sample_steps, cfg=cfg.guidance,
                         seed=seed * 1000 + label * 100 + n)
         for i, p in zip(members, points.numpy()):
-            out[i] = p
+            out[i] = p if codec is None else codec.decode(p, cfg.model.points, seed=seed)
     return out
 
 
-def evaluate_arm(model, record: TrainRecord, cfg, held, held_boxes, eps, seed) -> tuple[dict, list[np.ndarray]]:
+def evaluate_arm(model, record: TrainRecord, cfg, held, held_boxes, eps, seed,
+                 codec: LatentCodec | None = None) -> tuple[dict, list[np.ndarray]]:
     started = time.perf_counter()
-    generated = generate_for(model, cfg, held, seed)
+    generated = generate_for(model, cfg, held, seed, codec)
     sample_s = (time.perf_counter() - started) / len(held)
     boxes = [fit_assembly(p, f"generated {i}") for i, p in enumerate(generated)]
     tail = record.losses[-max(1, len(record.losses) // 10):]
@@ -162,8 +206,9 @@ def cached_evaluation(cfg: ExperimentConfig, scale: str, seed: int, arm: str) ->
 
 
 def arm_result(cfg: ExperimentConfig, scale: str, seed: int, arm: str, train_set, held, held_boxes, eps,
-               max_seconds: float | None = None) -> tuple[dict, list[np.ndarray]] | None:
+               max_seconds: float | None = None, codec: LatentCodec | None = None) -> tuple[dict, list[np.ndarray]] | None:
     """One arm trained and evaluated; None while a staged piece (`max_seconds`) leaves its training unfinished.
+    A latent preset passes its frozen VAE (`codec`).
 
     With a resumable preset the evaluation (and the first assemblies, for the plot) is kept beside the
     checkpoint, so `reproduce` after staged pieces only gathers it; a changed preset is evaluated afresh.
@@ -171,10 +216,10 @@ def arm_result(cfg: ExperimentConfig, scale: str, seed: int, arm: str, train_set
     stored = cached_evaluation(cfg, scale, seed, arm)
     if stored is not None:
         return stored
-    model, record = train_arm(cfg, scale, seed, arm, train_set, max_seconds=max_seconds)
+    model, record = train_arm(cfg, scale, seed, arm, train_set, max_seconds=max_seconds, codec=codec)
     if record.steps < cfg.train.steps:
         return None
-    metrics, generated = evaluate_arm(model, record, cfg, held, held_boxes, eps, seed)
+    metrics, generated = evaluate_arm(model, record, cfg, held, held_boxes, eps, seed, codec)
     if cfg.resumable:
         atomic_write_text(evaluation_path(scale, seed, arm), json.dumps(
             {"config": asdict(cfg), "metrics": metrics, "generated": [p.tolist() for p in generated[:PLOTTED]]}))
@@ -210,11 +255,12 @@ def stage(scale: str, seed: int = 0, max_seconds: float = 300.0) -> str:
     if not cfg.resumable:
         raise ProceedingsError(f"the {scale} preset is not staged; run `proceedings reproduce moca --scale {scale}`")
     seed_everything(seed)
+    codec = latent_codec(cfg, scale, seed)  # a latent preset without its VAE stops here, before making data
     train_set, held, held_boxes, eps = held_out(cfg, seed)
     for arm in ARMS:
         if cached_evaluation(cfg, scale, seed, arm) is not None:
             continue
-        done = arm_result(cfg, scale, seed, arm, train_set, held, held_boxes, eps, max_seconds=max_seconds)
+        done = arm_result(cfg, scale, seed, arm, train_set, held, held_boxes, eps, max_seconds, codec)
         if done is None:
             return f"{arm}: trained part of the way (checkpoint {checkpoint_path(scale, seed, arm)}); run stage again"
         return f"{arm}: trained and evaluated (part IoU {done[0]['part_iou']:.3f}, violations {done[0]['violation_rate']:.3f})"
@@ -234,10 +280,11 @@ def reproduce(scale: str = "tiny", seed: int = 0) -> Result:
     """Four arms trained alike, sampled for the held-out conditions and scored; then the cost sweep."""
     cfg = experiment_config(scale, seed)
     seed_everything(seed)
+    codec = latent_codec(cfg, scale, seed)  # a latent preset without its VAE stops here, before making data
     train_set, held, held_boxes, eps = held_out(cfg, seed)
     arms, samples = {}, {}
     for arm in ARMS:
-        arms[arm], samples[arm] = arm_result(cfg, scale, seed, arm, train_set, held, held_boxes, eps)
+        arms[arm], samples[arm] = arm_result(cfg, scale, seed, arm, train_set, held, held_boxes, eps, codec=codec)
     cost = cost_sweep(cfg, scale, seed)
     metrics = {**arms["moca"], **sweep_summary(cost, "moca"),
                "reference_part_iou": part_iou(held_boxes, held_boxes, exclude_self=True),

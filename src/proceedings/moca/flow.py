@@ -22,13 +22,15 @@ def random_ids(batch: int, n: int, pool: int, generator: torch.Generator) -> tor
 
 def flow_matching_loss(model: CompositionalDiT, x0: torch.Tensor, label: torch.Tensor, valid: torch.Tensor,
                        generator: torch.Generator, drop_class: float = 0.1) -> torch.Tensor:
-    """Mean squared velocity error over the real components of a padded batch x0 (B, N, L, 3)."""
+    """Mean squared velocity error over the real components of a padded batch x0 (B, N, L, C); `model` may be
+    wrapped for data-parallel training (Accelerate)."""
+    net = getattr(model, "module", model)
     b, n = x0.shape[:2]
-    t = torch.rand(b, generator=generator)
-    noise = torch.randn(x0.shape, generator=generator)
-    ids = random_ids(b, n, model.cfg.max_components, generator)
-    dropped = torch.rand(b, generator=generator) < drop_class
-    label = torch.where(dropped, torch.full_like(label, model.null_class), label)
+    t = torch.rand(b, generator=generator).to(x0.device)  # drawn on the CPU generator: the same on any device
+    noise = torch.randn(x0.shape, generator=generator).to(x0.device)
+    ids = random_ids(b, n, net.cfg.max_components, generator).to(x0.device)
+    dropped = torch.rand(b, generator=generator).to(x0.device) < drop_class
+    label = torch.where(dropped, torch.full_like(label, net.null_class), label)
     tt = t.view(b, 1, 1, 1)
     xt = (1 - tt) * x0 + tt * noise
     error = (model(xt, t, label, ids, valid) - (noise - x0)).pow(2).mean((2, 3))  # (B, N)
@@ -38,24 +40,25 @@ def flow_matching_loss(model: CompositionalDiT, x0: torch.Tensor, label: torch.T
 @torch.no_grad()
 def sample(model: CompositionalDiT, label: int, n_components: int, count: int = 1, steps: int = 20,
            cfg: float = 3.0, seed: int = 0) -> torch.Tensor:
-    """`count` assemblies of `n_components` components of class index `label`, (count, N, L, 3)."""
+    """`count` assemblies of `n_components` components of class index `label`, (count, N, L, C) on the CPU."""
     if n_components < 1:
         raise ProceedingsError(f"n_components must be >= 1, got {n_components}")
     if steps < 1:
         raise ProceedingsError(f"steps must be >= 1, got {steps}")
+    device = next(model.parameters()).device
     generator = torch.Generator().manual_seed(seed)
-    x = torch.randn(count, n_components, model.cfg.points, 3, generator=generator)
-    ids = random_ids(count, n_components, model.cfg.max_components, generator)
-    labels = torch.full((count,), label, dtype=torch.long)
-    null = torch.full((count,), model.null_class, dtype=torch.long)
+    x = torch.randn(count, n_components, model.cfg.points, model.cfg.channels, generator=generator).to(device)
+    ids = random_ids(count, n_components, model.cfg.max_components, generator).to(device)
+    labels = torch.full((count,), label, dtype=torch.long, device=device)
+    null = torch.full((count,), model.null_class, dtype=torch.long, device=device)
     was_training = model.training
     model.eval()
     for step in range(steps):
-        t = torch.full((count,), 1 - step / steps)
+        t = torch.full((count,), 1 - step / steps, device=device)
         v = model(x, t, labels, ids)
         if cfg != 1.0:
             v_uncond = model(x, t, null, ids)
             v = v_uncond + cfg * (v - v_uncond)
         x = x - v / steps
     model.train(was_training)
-    return x
+    return x.cpu()

@@ -6,7 +6,8 @@ model cannot rely on part order), and get L/σ compression tokens and one anchor
 cross-attention from learned queries. Blocks alternate: a *local* block attends inside each component,
 a *cross* block across components with `MoCAttention` in the chosen mode (`full | moca | topk-drop |
 local`: the arms differ only there). Conditioning (timestep, class, component count) enters every block
-by adaLN-Zero (DiT). The output is the flow-matching velocity of the L point tokens.
+by adaLN-Zero (DiT). The output is the flow-matching velocity of the L tokens: xyz points, or (the `paper`
+preset, spec §2.1 b) a frozen component VAE's latents, whose `distance` router then ranks by anchor tokens.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from proceedings.moca.attention import MODES, MoCAttention, check_shape, summary
 
 @dataclass
 class DiTConfig:
-    points: int = 16  # L point tokens per component
+    points: int = 16  # L tokens per component: surface points, or the component VAE's latents (spec §2.1)
+    channels: int = 3  # per token: 3 for xyz points, D_z for VAE latents (the `paper` preset)
     dim: int = 64
     heads: int = 4
     depth: int = 2  # number of (local, cross) block pairs
@@ -75,13 +77,13 @@ class Block(nn.Module):
 
 
 class CompositionalDiT(nn.Module):
-    """velocity = model(x_t (B, N, L, 3), t (B,), class (B,), ids (B, N), valid (B, N)) -> (B, N, L, 3)."""
+    """velocity = model(x_t (B, N, L, C), t (B,), class (B,), ids (B, N), valid (B, N)) -> (B, N, L, C), C = channels."""
 
     def __init__(self, cfg: DiTConfig):
         super().__init__()
         self.cfg = cfg
         d = cfg.dim
-        self.point_in = nn.Linear(3, d)
+        self.point_in = nn.Linear(cfg.channels, d)
         self.ids = nn.Embedding(cfg.max_components, d)
         self.pack_queries = nn.Parameter(torch.randn(summary_tokens(cfg.points, cfg.sigma), d) * 0.02)
         self.pack_kv = nn.Linear(d, 2 * d)
@@ -91,7 +93,7 @@ class CompositionalDiT(nn.Module):
         self.blocks = nn.ModuleList(Block(cfg, mode) for _ in range(cfg.depth) for mode in ("local", cfg.attention))
         self.norm_out = nn.LayerNorm(d, elementwise_affine=False)
         self.out_modulation = nn.Linear(d, 2 * d)
-        self.out = nn.Linear(d, 3)
+        self.out = nn.Linear(d, cfg.channels)
         for layer in (self.out_modulation, self.out):
             nn.init.zeros_(layer.weight)
             nn.init.zeros_(layer.bias)
@@ -110,9 +112,10 @@ class CompositionalDiT(nn.Module):
         return self.pack_queries + packed.transpose(1, 2).reshape(b, n, -1, d)
 
     def forward(self, x, t, label, ids, valid=None):
-        b, n, l, _ = x.shape
-        if l != self.cfg.points:
-            raise ProceedingsError(f"the model takes L={self.cfg.points} points per component, got {l}")
+        b, n, l, c = x.shape
+        if (l, c) != (self.cfg.points, self.cfg.channels):
+            raise ProceedingsError(f"the model takes L={self.cfg.points} tokens of {self.cfg.channels} channels per "
+                                   f"component, got {l} of {c}")
         if n > self.cfg.max_components:
             raise ProceedingsError(f"{n} components exceed max_components={self.cfg.max_components}")
         if valid is None:
@@ -122,7 +125,7 @@ class CompositionalDiT(nn.Module):
         counts = valid.sum(1).clamp(max=self.cfg.max_components)
         # DiT's adaLN input: SiLU(c), so the modulations are non-linear in (t, class, N) jointly
         cond = F.silu(self.time(timestep_embedding(t, self.cfg.dim)) + self.label(label) + self.count(counts))
-        positions = x.mean(2)  # component centroids for the `distance` router
+        positions = x.mean(2) if self.cfg.channels == 3 else None  # centroids for the `distance` router
         for block in self.blocks:
             h = block(h, cond, valid, positions)
         shift, scale = self.out_modulation(cond)[:, None, None].chunk(2, -1)

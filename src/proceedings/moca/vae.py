@@ -100,7 +100,7 @@ class ComponentVAE(nn.Module):
     def loss(self, points, queries, inside, generator: torch.Generator | None = None) -> tuple[torch.Tensor, dict]:
         """BCE on occupancy + β·KL(q(z|points) || N(0, I)), one reparameterised sample."""
         mean, logvar = self.encode(points)
-        z = mean + (0.5 * logvar).exp() * torch.randn(mean.shape, generator=generator)
+        z = mean + (0.5 * logvar).exp() * torch.randn(mean.shape, generator=generator).to(mean.device)
         bce = F.binary_cross_entropy_with_logits(self.decode(z, queries), inside.float())
         kl = 0.5 * (mean.pow(2) + logvar.exp() - 1 - logvar).sum((1, 2)).mean()
         return bce + self.cfg.kl_weight * kl, {"bce": bce.item(), "kl": kl.item()}
@@ -127,18 +127,20 @@ def occupancy_batch(parts: list[Part], cfg: VAEConfig, queries: int, rng: np.ran
 
 
 def train_vae(parts: list[Part], cfg: VAEConfig, steps: int = 2000, batch: int = 32, queries: int = 1024,
-              lr: float = 1e-3, seed: int = 0) -> tuple[ComponentVAE, list[float]]:
-    """Fit the VAE on the grammar's components (a list of Parts); returns the model (to freeze) and its losses."""
+              lr: float = 1e-3, seed: int = 0, device: str = "cpu") -> tuple[ComponentVAE, list[float]]:
+    """Fit the VAE on the grammar's components (a list of Parts) on `device`; returns the model (to freeze, on that
+    device) and its losses. Batches and noise are drawn on the CPU, so a seed gives the same data on any device."""
     if not parts:
         raise ProceedingsError("no components to train the VAE on")
     torch.manual_seed(seed)
     rng, generator = np.random.default_rng(seed), torch.Generator().manual_seed(seed)
-    vae = ComponentVAE(cfg)
+    vae = ComponentVAE(cfg).to(device)
     optimiser = torch.optim.AdamW(vae.parameters(), lr=lr)
     losses = []
     for _ in progress_bar(range(steps), desc="train VAE", unit="step"):
         chosen = [parts[i] for i in rng.integers(len(parts), size=batch)]
-        loss, _ = vae.loss(*occupancy_batch(chosen, cfg, queries, rng), generator=generator)
+        batch_tensors = (t.to(device) for t in occupancy_batch(chosen, cfg, queries, rng))
+        loss, _ = vae.loss(*batch_tensors, generator=generator)
         optimiser.zero_grad(set_to_none=True)
         loss.backward()
         optimiser.step()
@@ -150,10 +152,10 @@ def train_vae(parts: list[Part], cfg: VAEConfig, steps: int = 2000, batch: int =
 def occupancy_grid(vae: ComponentVAE, z: torch.Tensor, resolution: int, low: np.ndarray, high: np.ndarray,
                    chunk: int = 32_768) -> np.ndarray:
     """Decoded occupancy logits of one component's latents z (L, D_z) on a resolution^3 grid over [low, high]."""
-    axes = [torch.linspace(float(lo), float(hi), resolution) for lo, hi in zip(low, high)]
+    axes = [torch.linspace(float(lo), float(hi), resolution, device=z.device) for lo, hi in zip(low, high)]
     grid = torch.stack(torch.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3)
     logits = torch.cat([vae.decode(z[None], grid[i : i + chunk][None])[0] for i in range(0, len(grid), chunk)])
-    return logits.reshape(resolution, resolution, resolution).numpy()
+    return logits.reshape(resolution, resolution, resolution).cpu().numpy()
 
 
 def extract_mesh(vae: ComponentVAE, z: torch.Tensor, resolution: int = 64, low=(-BOUNDS,) * 3, high=(BOUNDS,) * 3):

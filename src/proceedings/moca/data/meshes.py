@@ -79,6 +79,23 @@ def from_mesh_file(path: Path | str, points_per_component: int = 16, max_compone
     return Assembly(kind, records, np.stack(clouds).astype(np.float32), Path(path).stem)
 
 
+def assembly_points(path: Path | str, points_per_component: int = 16, max_components: int = 64,
+                    merge_small_parts: bool = False) -> np.ndarray:
+    """(N, L, 3) points of a file to score: a `.glb` of point clouds as `sample` writes it is read as stored;
+    a mesh file with named parts (any part-aware generator's output) is sampled part by part."""
+    import trimesh
+
+    from proceedings.moca.assembly import read_glb_points
+
+    path = Path(path)
+    if not path.exists():
+        raise ProceedingsError(f"'{path}' does not exist")
+    scene = trimesh.load(str(path), force="scene")
+    if scene.geometry and not any(hasattr(g, "faces") for g in scene.geometry.values()):
+        return read_glb_points(path)[1]
+    return from_mesh_file(path, points_per_component, max_components, merge_small_parts).points
+
+
 def from_meshes(folder: Path | str, **kwargs) -> list[Assembly]:
     """Every `.glb`/`.obj` in a folder, sorted by name."""
     files = sorted(p for p in Path(folder).iterdir() if p.suffix.lower() in (".glb", ".obj"))
