@@ -105,3 +105,11 @@ def test_gated_heads_on_a_text_preset_are_refused_with_what_to_use(tmp_path):
     result = runner.invoke(app, ["train", "--scale", "small", "--gated", "--out", str(tmp_path)])
     assert isinstance(result.exception, ProceedingsError) and "--scale tiny" in str(result.exception)
     assert not any(tmp_path.iterdir())
+
+
+def test_a_paint_gate_without_the_paint_attention_is_refused(tmp_path):
+    from proceedings.core.errors import ProceedingsError
+
+    result = runner.invoke(app, ["train", "--scale", "tiny", "--paint-gate", "--out", str(tmp_path)])
+    assert isinstance(result.exception, ProceedingsError) and "--paint-attn" in str(result.exception)
+    assert not any(tmp_path.iterdir())

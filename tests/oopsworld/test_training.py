@@ -7,9 +7,9 @@ import torch
 
 from proceedings.oopsworld.data import sample_episode
 from proceedings.oopsworld.encoders import structured_bank, structured_vocabulary
-from proceedings.oopsworld.generator import PALETTE, ChunkGenerator, GeneratorConfig, move_layers
-from proceedings.oopsworld.training import (DistillConfig, Paused, TrainConfig, curriculum_stage, segment_data,
-                                            stage_pool, train_distill, train_forcing)
+from proceedings.oopsworld.generator import PALETTE, ChunkGenerator, GeneratorConfig, changed_colour_l1, move_layers
+from proceedings.oopsworld.training import (DistillConfig, Paused, TrainConfig, curriculum_stage, forcing_loss,
+                                            segment_data, stage_pool, train_distill, train_forcing)
 from proceedings.oopsworld.taxonomy import FAMILIES
 
 TINY = GeneratorConfig(channels=(8, 16, 16), token_dim=16)
@@ -191,19 +191,24 @@ def test_the_layered_generator_keeps_the_frame_while_its_layers_rest_and_its_shi
     assert (moved - history[:, -1:]).abs().mean() > 0.02
 
 
-def test_the_generator_options_of_a_preset_reach_every_arm(data):
+def test_the_generator_options_of_a_preset_reach_every_arm(data, monkeypatch):
     from dataclasses import replace
 
+    import proceedings.oopsworld.training as training
     from proceedings.oopsworld.experiment import CONFIGS, train_arms
 
+    calls = []
+    monkeypatch.setattr(training, "changed_colour_l1", lambda *a: calls.append(1) or changed_colour_l1(*a))
     micro = replace(CONFIGS["tiny"], channels=(8, 16, 16), steps=2, batch=2, palette=True, layers=2, ramp=True,
-                    erase=True, gated=True, paint_attn=True)
+                    erase=True, gated=True, paint_attn=True, paint_gate=True, colour_weight=1.0)
     arms, _ = train_arms(micro, data, {})
     options = {name: (m.config.palette, m.config.layers, m.config.ramp, m.config.erase, m.config.gated,
-                      m.config.paint_attn) for name, m in arms.items()}
-    assert options == {arm: (True, 2, True, True, True, True) for arm in ("teacher", "b2", "oopsworld")}
+                      m.config.paint_attn, m.config.paint_gate) for name, m in arms.items()}
+    assert options == {arm: (True, 2, True, True, True, True, True) for arm in ("teacher", "b2", "oopsworld")}
     assert all(hasattr(m, "shift_head") and not hasattr(m, "flow_head") for m in arms.values())
     assert all(m.paint_attn.out.out_channels == len(PALETTE) for m in arms.values())
+    assert all(m.paint_attn.gate is not None for m in arms.values())
+    assert len(calls) == 4  # the colour loss in every teacher-forced step: teacher 2, B2 1 + 1 (distillation: none)
 
 
 def test_with_a_ramp_the_frames_between_fade_in_the_end_states_one_redraw(data):
@@ -291,3 +296,50 @@ def test_the_paint_attention_carries_the_requested_colour_to_the_end_heads_colou
         (end - torch.tensor([1.0, 0.0, 0.0])[:, None, None]).abs().mean().backward()  # a loss towards red
         reached = model.tokens.embed.weight.grad[red].abs().sum()
         assert reached > 0 if on else reached == 0
+
+
+def test_the_paint_gate_confines_the_colour_offset_to_where_it_opens():
+    bank = structured_bank([[["kind:op", "op:recolor", "color:blue", "new_color:red"]],
+                            [["kind:op", "op:recolor", "color:blue", "new_color:green"]]])
+    features = torch.randn(1, 8, 32, 32)
+    features[:, 0, :, :16], features[:, 0, :, 16:] = 30.0, -30.0  # the gate reads channel 0: open left, shut right
+    features = features.expand(2, -1, -1, -1)
+    for gate in (True, False):
+        torch.manual_seed(0)
+        model = ChunkGenerator(GeneratorConfig(channels=(8, 16, 16), token_dim=16, gated=True, paint_attn=True,
+                                               paint_gate=gate))
+        if gate:
+            with torch.no_grad():
+                model.paint_attn.gate.weight.zero_()
+                model.paint_attn.gate.weight[0, 0] = 1.0
+                model.paint_attn.gate.bias.zero_()
+        values, mask = bank.take(np.arange(2))
+        colour = model._end_paint(features, model.tokens(values), values, mask)[:, :model.colours]
+        left, right = (colour[0] - colour[1])[..., :16].abs().mean(), (colour[0] - colour[1])[..., 16:].abs().max()
+        assert left > 1e-3  # the request changes the paint where the gate is open (and everywhere without a gate)
+        assert right < 1e-9 if gate else right > 1e-3
+    with pytest.raises(ValueError, match="paint_attn"):
+        ChunkGenerator(GeneratorConfig(channels=(8, 16, 16), token_dim=16, paint_gate=True))
+
+
+def test_the_colour_loss_supervises_the_end_colour_inside_the_changed_region_even_with_the_mask_shut(data):
+    last, target = torch.zeros(1, 3, 8, 8), torch.zeros(1, 3, 8, 8)
+    target[:, 0, 2:4, 2:4] = 1.0  # a red patch appears: the changed region
+    colour = torch.full((1, 3, 8, 8), 0.5)
+    assert torch.isclose(changed_colour_l1(colour, target, last), torch.tensor(0.5))
+    colour[..., 5:, 5:] = 0.9  # outside the changed region: no effect
+    assert torch.isclose(changed_colour_l1(colour, target, last), torch.tensor(0.5))
+    assert changed_colour_l1(colour, last, last) == 0  # nothing changed
+    model = _fresh()
+    with torch.no_grad():
+        model.end_head.bias.view(-1, 4)[:, 3] = -100.0  # the end state's redraw mask shut: its colour is unseen
+    ids = np.array([0, 1])
+    history, target = data.chunk(ids)
+    values, mask = data.tokens("implicit", ids)
+    frames, end_colour = model(history, values, mask, with_colour=True)
+    assert torch.equal(frames, model(history, values, mask)) and end_colour.shape == (2, 3, 32, 32)
+    for weight in (1.0, 0.0):
+        model.zero_grad()
+        forcing_loss(model, history, target, values, mask, TrainConfig(colour_weight=weight)).backward()
+        reached = model.end_head.bias.grad.view(-1, 4)[:, :3].abs().sum()
+        assert reached > 1e-6 if weight else reached < 1e-20

@@ -7,8 +7,10 @@ whose every op is recolor, any other step from all segments (as train_forcing do
 Read at each listed step on the easy split from GT history (as measure_gates does): change / anchor / DD / excess,
 change per operator, and on the recolor segments the recoloured body's colour (requested / old / absent).
 Round 16 reuses it with GATED=1: the same run with the generator's gated end heads (README, "Round 16"); round 17
-with PAINT_ATTN=1: the end head's colour logits get the 32x32 paint attention (README, "Round 17").
-usage: [SEED=s] [GATED=1] [PAINT_ATTN=1] order.py OUT blocked|interleaved|none STEPS[,READ...]   (a rerun resumes from OUT/b2.ckpt.pt)
+with PAINT_ATTN=1: the end head's colour logits get the 32x32 paint attention (README, "Round 17"); round 18 with
+PAINT_GATE=1 (that attention's offset gated per pixel) or COLOUR=w (the end head's colour L1 inside the GT changed
+region, weight w) (README, "Round 18").
+usage: [SEED=s] [GATED=1] [PAINT_ATTN=1] [PAINT_GATE=1] [COLOUR=w] order.py OUT blocked|interleaved|none STEPS[,READ...]   (a rerun resumes from OUT/b2.ckpt.pt)
 A throw-away probe driver kept beside its numbers (README, "Round 15"); nothing in the package imports it."""
 import collections, copy, json, os, sys, time
 from dataclasses import replace
@@ -21,14 +23,15 @@ from proceedings.oopsworld.experiment import CONFIGS, generator_config, training
 from proceedings.oopsworld.generator import ChunkGenerator
 from proceedings.oopsworld.probes import SchemaReaders
 from proceedings.oopsworld.taxonomy import VOCABULARY, objects
-from proceedings.oopsworld.training import TrainConfig, _loop, change_weighted_l1, segment_data
+from proceedings.oopsworld.training import TrainConfig, _loop, forcing_loss, segment_data
 from proceedings.oopsworld.world import render
 
 set_threads()
 out, order, reads = Path(sys.argv[1]), sys.argv[2], [int(s) for s in sys.argv[3].split(",")]
 steps = reads[-1]
 config = replace(CONFIGS["small"], encoder="structured", seed=int(os.environ.get("SEED", "0")),  # SEED: data + init
-                 gated=os.environ.get("GATED") == "1", paint_attn=os.environ.get("PAINT_ATTN") == "1")
+                 gated=os.environ.get("GATED") == "1", paint_attn=os.environ.get("PAINT_ATTN") == "1",
+                 paint_gate=os.environ.get("PAINT_GATE") == "1", colour_weight=float(os.environ.get("COLOUR", "0")))
 out.mkdir(parents=True, exist_ok=True)
 t0, w0 = time.process_time(), time.time()
 data = training_data(config)
@@ -48,8 +51,7 @@ def step(rng, i):
     ids = rng.choice(recolor_pool, config.batch) if is_recolor_step(i) else rng.integers(0, data.count, config.batch)
     history, target = data.chunk(ids)
     values, mask = data.tokens("implicit", ids)
-    return change_weighted_l1(model(history, values, mask), target, history[:, -1], config.change_weight,
-                              config.end_weight)
+    return forcing_loss(model, history, target, values, mask, tc)
 
 
 easy = build_episodes(range(20_000_000, 20_000_000 + config.easy_episodes), segments=3, stage=4, frames=config.frames,
@@ -98,7 +100,8 @@ def per_op(videos):
 
 torch.manual_seed(config.seed)
 model = ChunkGenerator(generator_config(config))
-tc = TrainConfig(steps, config.batch, config.lr, config.change_weight, config.end_weight, seed=config.seed)
+tc = TrainConfig(steps, config.batch, config.lr, config.change_weight, config.end_weight, config.colour_weight,
+                 seed=config.seed)
 print(f"setup cpu {time.process_time() - t0:.1f} s, recolor segments in the easy split {len(bodies)}", flush=True)
 for n in reads:
     if (out / f"read_{n}.json").exists():
@@ -108,7 +111,9 @@ for n in reads:
     _loop(model, tc, step, out / "b2.ckpt.pt", f"B2 {order}", until=n)
     videos = generate_from_gt(model, easy_data, "implicit")
     s = score_videos(videos, easy, readers, with_quality=False).summary(dd_gt)
-    row = {"order": order, "gated": config.gated, "paint_attn": config.paint_attn, "step": n, **{k: s[k] for k in ("change_acc", "anchor_acc", "dynamic_degree",
+    row = {"order": order, "gated": config.gated, "paint_attn": config.paint_attn,
+           **({"paint_gate": True} if config.paint_gate else {}),
+           **({"colour_weight": config.colour_weight} if config.colour_weight else {}), "step": n, **{k: s[k] for k in ("change_acc", "anchor_acc", "dynamic_degree",
            "excess_dynamic_degree")}, "dd_gt": round(dd_gt, 3), "change_by_op": per_op(videos),
            "recolor_body": body_colour(videos), "cpu_s_piece": round(time.process_time() - c0, 1)}
     print(json.dumps(row), flush=True)

@@ -8,7 +8,10 @@ history frame. Round 17: PAINT_ATTN=1 reads a checkpoint with the paint attentio
 and `requests`: each segment asked for each of the 6 colours in turn (only the token's `new_color` word changed, as
 round 14 did), how often the painted body colour reads as the asked one (chance 1/6), how far it moves between two
 requests (mean |difference| per channel) against the GT renders', and how far the paint attention's logits move.
-usage: [SEED=s] [PAINT_ATTN=1] heads.py CHECKPOINT   (README, "Round 16"; nothing in the package imports it)"""
+Round 18: PAINT_GATE=1 reads a checkpoint with the gated paint attention, and `colour` is the nearest colour of the
+head's colour in the body before its mask weights it (what round 18's colour loss supervises); with PAINT_GATE=1
+also the gate's mean opening inside and outside the body.
+usage: [SEED=s] [PAINT_ATTN=1] [PAINT_GATE=1] heads.py CHECKPOINT   (README, "Round 16"; nothing in the package imports it)"""
 import copy, json, os, sys
 from dataclasses import replace
 import itertools
@@ -24,7 +27,7 @@ from proceedings.oopsworld.world import COLORS, render
 
 set_threads()
 config = replace(CONFIGS["small"], encoder="structured", gated=True, seed=int(os.environ.get("SEED", "0")),
-                 paint_attn=os.environ.get("PAINT_ATTN") == "1")
+                 paint_attn=os.environ.get("PAINT_ATTN") == "1", paint_gate=os.environ.get("PAINT_GATE") == "1")
 model = ChunkGenerator(generator_config(config))
 model.load_state_dict(torch.load(sys.argv[1], weights_only=False)["model"])
 model.eval()
@@ -56,6 +59,8 @@ def spy(base, paint, *args, **kwargs):
 
 
 model._paint = spy
+if config.paint_gate:  # round 18: where the paint attention's gate opens (sigmoid of its 1x1 conv)
+    model.paint_attn.gate.register_forward_hook(lambda m, i, o: [captured.setdefault("gate", torch.sigmoid(o)[:, 0])] and None)
 history, _ = data.chunk(np.array(ids))
 values, mask = data.tokens("implicit", np.array(ids))
 with torch.no_grad():
@@ -72,17 +77,22 @@ def nearest(rgb, new, old):
     return "requested" if name == new else "old" if name == old else "other"
 
 
-rows = {"segments": len(ids), "mask_in_body": [], "mask_outside": [], "paint": [], "base": [], "last": [], "end": [],
-        "base_shift_in_body": []}
+rows = {"segments": len(ids), "mask_in_body": [], "mask_outside": [], "paint": [], "colour": [], "base": [], "last": [],
+        "end": [], "base_shift_in_body": []}
 for n, body in enumerate(bodies):
     w = opening[n][body]
     rows["mask_in_body"].append(float(w.mean())); rows["mask_outside"].append(float(opening[n][~body].mean()))
     rows["paint"].append(nearest((colour[n][body] * w[:, None]).sum(0) / (w.sum() + 1e-6), *wanted[n]))
+    rows["colour"].append(nearest(colour[n][body].mean(0), *wanted[n]))
     rows["base"].append(nearest(base[n][body].mean(0), *wanted[n]))
     rows["last"].append(nearest(last[n][body].mean(0), *wanted[n]))
     rows["end"].append(nearest(end[n][body].mean(0), *wanted[n]))
     rows["base_shift_in_body"].append(float(np.abs(base[n][body] - last[n][body]).mean()))
-out = {k: (round(float(np.mean(v)), 3) if k not in ("segments", "paint", "base", "last", "end") else
+if config.paint_gate:
+    gate = captured["gate"].numpy()
+    rows["gate_in_body"] = [float(gate[n][b].mean()) for n, b in enumerate(bodies)]
+    rows["gate_outside"] = [float(gate[n][~b].mean()) for n, b in enumerate(bodies)]
+out = {k: (round(float(np.mean(v)), 3) if k not in ("segments", "paint", "colour", "base", "last", "end") else
            v if k == "segments" else {c: round(v.count(c) / len(v), 2) for c in ("requested", "old", "other")})
        for k, v in rows.items()}
 

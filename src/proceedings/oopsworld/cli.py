@@ -109,6 +109,8 @@ def _config(scale: str, seed: int, steps: int, operators: str, **generator):
         raise ProceedingsError(f"--gated picks a head by the op token's operator word, which only the structured "
                                f"encoder has; scale '{scale}' encodes MiniLM text: use --scale tiny (structured) or "
                                f"--shared-head")
+    if config.paint_gate and not config.paint_attn:
+        raise ProceedingsError("--paint-gate gates the paint attention's colour offset; add --paint-attn")
     return replace(config, steps=steps) if steps else config
 
 
@@ -130,6 +132,11 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
                                      "preset's)."),
           paint_attn: bool = typer.Option(None, "--paint-attn/--no-paint-attn", help="Add a 32x32 cross-attention to "
                                           "the tokens to the end head's colour logits (default: the preset's)."),
+          paint_gate: bool = typer.Option(None, "--paint-gate/--no-paint-gate", help="Multiply the paint attention's "
+                                          "colour offset by a per-pixel gate; needs --paint-attn (default: the "
+                                          "preset's)."),
+          colour_weight: float = typer.Option(None, help="Weight of the end head's colour L1 inside the GT changed "
+                                              "region in teacher forcing (0: off; default: the preset's)."),
           seed: int = typer.Option(0)) -> None:
     """Train the teacher (= B1), B2 and OopsWorld of a preset; rerun the same command to resume."""
     from proceedings.core.runtime import set_threads
@@ -138,7 +145,8 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
 
     set_threads()
     generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp), ("erase", erase),
-                                   ("gated", gated), ("paint_attn", paint_attn)) if v is not None}
+                                   ("gated", gated), ("paint_attn", paint_attn), ("paint_gate", paint_gate),
+                                   ("colour_weight", colour_weight)) if v is not None}
     config = _config(scale, seed, steps, operators, **generator)
     timings: dict = {}
     arms, losses = train_arms(config, training_data(config), timings, checkpoints=out)

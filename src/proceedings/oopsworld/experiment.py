@@ -63,6 +63,8 @@ class Config:
     erase: bool = False  # generator option for every arm: a second mask clears to the background before the redraw
     gated: bool = False  # generator option for every arm: one end-state redraw head per operator family (round 16)
     paint_attn: bool = False  # generator option for every arm: the end head's colour + a 32x32 token attention (r17)
+    paint_gate: bool = False  # generator option for every arm: paint_attn's offset times a per-pixel gate (round 18)
+    colour_weight: float = 0.0  # teacher forcing, every arm: + end-head colour L1 inside the GT changed region (r18)
     steps: int = 40  # N per arm
     batch: int = 16
     lr: float = 2e-3
@@ -222,7 +224,8 @@ def train_arms(config: Config, data, timings: dict, checkpoints: Path | None = N
 
     gen_config = generator_config(config)
     half = config.steps // 2
-    plain = TrainConfig(config.steps, config.batch, config.lr, config.change_weight, config.end_weight, seed=config.seed)
+    plain = TrainConfig(config.steps, config.batch, config.lr, config.change_weight, config.end_weight,
+                        config.colour_weight, seed=config.seed)
     arms, losses = {}, {}
     torch.manual_seed(config.seed)
     with _timed(timings, "teacher", checkpoints):
@@ -251,7 +254,7 @@ def generator_config(config: Config) -> GeneratorConfig:
     """The one architecture every arm shares."""
     return GeneratorConfig(channels=config.channels, frames=config.frames, encoder=config.encoder,
                            palette=config.palette, layers=config.layers, ramp=config.ramp, erase=config.erase,
-                           gated=config.gated, paint_attn=config.paint_attn)
+                           gated=config.gated, paint_attn=config.paint_attn, paint_gate=config.paint_gate)
 
 
 def measure_gates(arms, bench_data, bench, easy_data, easy, readers) -> tuple[dict, VideoScores]:

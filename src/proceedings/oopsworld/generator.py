@@ -21,6 +21,10 @@ operator family, picked by the op tokens' operator words, so a recolour's head i
 `paint_attn` (round 17) adds to the end head's colour logits a cross-attention from the 32x32 features it reads to
 the condition tokens, so a token's colour word reaches the painted colour in one linear step (round 16: the recolour
 head opened on the body but painted the requested colour at chance; the word reached the trunk, not the paint).
+`paint_gate` (round 18) multiplies that offset by a per-pixel gate from the same features: with one op token the
+attention's output is one offset for the whole frame, pulled by every pixel where the head opens, so the gate lets
+it act on the recoloured body alone. `forward(..., with_colour=True)` also returns the end head's colour before the
+mask, for the training option that supervises it inside the changed region (`changed_colour_l1`).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class GeneratorConfig:
     erase: bool = False  # a second mask clears to the surrounding background before the redraw paints (round 14)
     gated: bool = False  # one end-state redraw head per operator family, picked by the op tokens (round 16)
     paint_attn: bool = False  # the end head's colour logits + a 32x32 cross-attention to the tokens (round 17)
+    paint_gate: bool = False  # paint_attn's colour offset times a per-pixel gate from the 32x32 features (round 18)
 
 
 MASK_BIAS = -3.0  # initial mask logit: sigmoid(-3) = 0.05
@@ -89,14 +94,18 @@ class CrossAttention(TokenAttention):
 
 class PaintAttention(TokenAttention):
     """The attention output projected to `colours` logits (B, colours, H, W), added to the end head's colour logits
-    (round 17): a token's colour word reaches the paint in one linear step, not only through the trunk."""
+    (round 17): a token's colour word reaches the paint in one linear step, not only through the trunk. With `gate`
+    (round 18) the offset is multiplied by sigmoid(1x1 conv of the features), so it can act where the head must
+    repaint (the recoloured body) and nowhere else."""
 
-    def __init__(self, channels: int, token_dim: int, colours: int, heads: int = 4):
+    def __init__(self, channels: int, token_dim: int, colours: int, heads: int = 4, gate: bool = False):
         super().__init__(channels, token_dim, heads)
         self.out = nn.Conv2d(channels, colours, 1)
+        self.gate = nn.Conv2d(channels, 1, 1) if gate else None
 
     def forward(self, x: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return self.out(super().forward(x, tokens, mask))
+        offset = self.out(super().forward(x, tokens, mask))
+        return offset if self.gate is None else offset * torch.sigmoid(self.gate(x))
 
 
 class ResBlock(nn.Module):
@@ -163,8 +172,10 @@ class ChunkGenerator(nn.Module):
                              "gated=True")
         self.heads = 1 + len(FAMILIES) if config.gated else 1  # gated: head 0 for tokens naming no operator (a scene)
         self.end_head = nn.Conv2d(c1, paint * self.heads, 3, padding=1)
+        if config.paint_gate and not config.paint_attn:
+            raise ValueError("paint_gate gates the paint attention's offset; use paint_attn=True with paint_gate=True")
         if config.paint_attn:
-            self.paint_attn = PaintAttention(c1, config.token_dim, self.colours)
+            self.paint_attn = PaintAttention(c1, config.token_dim, self.colours, gate=config.paint_gate)
         if config.gated:
             self.register_buffer("word_family", torch.from_numpy(word_families()), persistent=False)
         if config.ramp and not config.masked:
@@ -199,7 +210,9 @@ class ChunkGenerator(nn.Module):
             nn.init.zeros_(self.flow_head.weight)
             nn.init.zeros_(self.flow_head.bias)
 
-    def forward(self, history: torch.Tensor, token_values: torch.Tensor, token_mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, history: torch.Tensor, token_values: torch.Tensor, token_mask: torch.Tensor,
+                with_colour: bool = False) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        """The K frames (B, K, 3, H, W); `with_colour`: also the end head's colour (B, 3, H, W) before its mask."""
         b, _, _, h, w = history.shape
         tokens = self.tokens(token_values)  # (B, L, D)
         last = history[:, -1]
@@ -227,7 +240,8 @@ class ChunkGenerator(nn.Module):
         else:
             between = self._paint(base[:, :-1], self.between(torch.cat([y1, end, last], 1)).reshape(b, k - 1, -1, h, w),
                                   tint[:, :-1])
-        return torch.cat([between, end[:, None]], 1)  # (B, K, 3, H, W)
+        frames = torch.cat([between, end[:, None]], 1)  # (B, K, 3, H, W)
+        return (frames, self._colour(end_paint, tint[:, -1:])[:, 0]) if with_colour else frames
 
     def _end_paint(self, features: torch.Tensor, tokens: torch.Tensor, token_values: torch.Tensor,
                    token_mask: torch.Tensor) -> torch.Tensor:
@@ -263,12 +277,14 @@ class ChunkGenerator(nn.Module):
             hole = share * torch.sigmoid(paint[:, :, -2:-1])
             base = fill_holes(base.flatten(0, 1), 1 - hole.flatten(0, 1)).reshape(base.shape)
         mask = share * torch.sigmoid(paint[:, :, -1:])
+        return base + mask * (self._colour(paint, tint) - base)
+
+    def _colour(self, paint: torch.Tensor, tint: torch.Tensor) -> torch.Tensor:
+        """The redraw's colour (B, F, 3, H, W): sigmoid RGB, or with a palette tint * softmax(logits) @ PALETTE."""
         if not self.config.palette:
-            colour = torch.sigmoid(paint[:, :, :3])
-        else:  # (B, F, P, H, W) weights x (P, 3) colours -> (B, F, 3, H, W)
-            colour = tint * torch.einsum("bfphw,pc->bfchw", torch.softmax(paint[:, :, :self.colours], 2),
-                                         PALETTE.to(base))
-        return base + mask * (colour - base)
+            return torch.sigmoid(paint[:, :, :3])
+        return tint * torch.einsum("bfphw,pc->bfchw", torch.softmax(paint[:, :, :self.colours], 2),
+                                   PALETTE.to(paint))
 
     def _layered(self, last: torch.Tensor, features: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
         """`last` moved as J object layers + the background: a softmax assigns each pixel of the last frame to a
@@ -341,6 +357,14 @@ def change_weighted_l1(pred: torch.Tensor, target: torch.Tensor, last: torch.Ten
     weight = 1.0 + w * ((target - last[:, None]).abs() > 0.02).float()
     error = (weight * (pred - target).abs()).mean((0, 2, 3, 4))  # (K,)
     return end_weight * error[-1] + (1 - end_weight) * error[:-1].mean()
+
+
+def changed_colour_l1(colour: torch.Tensor, target_end: torch.Tensor, last: torch.Tensor) -> torch.Tensor:
+    """Mean L1 of the end head's colour (B, 3, H, W) to the GT end frame inside the GT changed region (pixels where
+    the end frame differs from the last history frame by > 0.02, as in `change_weighted_l1`); 0 where nothing changed.
+    Round 18: the colour is supervised wherever the frame must change, however closed the mask still is there."""
+    changed = ((target_end - last).abs() > 0.02).any(1, keepdim=True).float()  # (B, 1, H, W)
+    return (changed * (colour - target_end).abs()).sum() / (3 * changed.sum()).clamp(min=1.0)
 
 
 def rollout(model: ChunkGenerator, history: torch.Tensor, token_values: list[torch.Tensor],

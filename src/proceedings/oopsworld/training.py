@@ -25,7 +25,7 @@ from proceedings.core.runtime import load_checkpoint, save_checkpoint
 from proceedings.core.staging import Paused, past_deadline, pause_message
 from proceedings.oopsworld.data import Episode
 from proceedings.oopsworld.encoders import TokenBank, minilm, op_words, scene_words, structured_bank, text_bank
-from proceedings.oopsworld.generator import ChunkGenerator, change_weighted_l1
+from proceedings.oopsworld.generator import ChunkGenerator, change_weighted_l1, changed_colour_l1
 
 log = logging.getLogger(__name__)
 MAX_SKIPS = 50
@@ -84,6 +84,7 @@ class TrainConfig:
     lr: float = 1e-3  # AdamW, cosine decay (spec §5)
     change_weight: float = 4.0
     end_weight: float = 0.5  # share of the loss on the chunk's end state (the frame the probes read)
+    colour_weight: float = 0.0  # > 0: + this x the end head's colour L1 inside the GT changed region (round 18)
     checkpoint_every: int = 100
     seed: int = 0
 
@@ -146,10 +147,21 @@ def train_forcing(model: ChunkGenerator, data: SegmentData, surface: str, config
         ids = rng.integers(0, data.count, config.batch)
         history, target = data.chunk(ids)
         values, mask = data.tokens(surface, ids)
-        return change_weighted_l1(model(history, values, mask), target, history[:, -1], config.change_weight,
-                                  config.end_weight)
+        return forcing_loss(model, history, target, values, mask, config)
 
     return _loop(model, config, step, checkpoint, desc, until, deadline)
+
+
+def forcing_loss(model: ChunkGenerator, history: torch.Tensor, target: torch.Tensor, values: torch.Tensor,
+                 mask: torch.Tensor, config: TrainConfig) -> torch.Tensor:
+    """Change-weighted L1 of the chunk to GT; with `colour_weight`, plus the end head's colour L1 inside the GT
+    changed region (round 18: the colour learns what to paint there before its mask opens)."""
+    last = history[:, -1]
+    if not config.colour_weight:
+        return change_weighted_l1(model(history, values, mask), target, last, config.change_weight, config.end_weight)
+    pred, colour = model(history, values, mask, with_colour=True)
+    return (change_weighted_l1(pred, target, last, config.change_weight, config.end_weight)
+            + config.colour_weight * changed_colour_l1(colour, target[:, -1], last))
 
 
 # ---- decoupled distillation ----------------------------------------------------------------------
