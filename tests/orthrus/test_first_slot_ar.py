@@ -23,7 +23,7 @@ def _sequences(base, prompts):
 def _trained(base, prompts, **option):
     torch.manual_seed(0)
     view = DiffusionView(base, 4, **option)
-    train_view(base, view, _sequences(base, prompts), TrainConfig(steps=3, batch=2, lr=1e-2, seed=3))
+    train_view(base, view, _sequences(base, prompts), TrainConfig(steps=2, batch=1, lr=1e-2, seed=3))
     return view
 
 
