@@ -76,9 +76,10 @@ def test_an_untrained_causal_view_drafts_slot_0_with_the_ar_logits_where_the_bid
     assert (slot0[False] - ar).abs().max() > 1e-3
 
 
-@pytest.mark.parametrize("block", [2, 4, 8])
-def test_consensus_with_the_option_on_still_emits_the_greedy_ar_tokens(pattern_base, pattern_prompt_list, block):
-    view = DiffusionView(pattern_base, block, first_slot_causal=True)
+@pytest.mark.parametrize("option, block", [("first_slot_causal", 2), ("first_slot_causal", 4), ("first_slot_causal", 8),
+                                           ("first_slot_ar", 2), ("first_slot_ar", 4)])  # round 18's option too
+def test_consensus_with_the_option_on_still_emits_the_greedy_ar_tokens(pattern_base, pattern_prompt_list, option, block):
+    view = DiffusionView(pattern_base, block, **{option: True})
     torch.manual_seed(1)
     with torch.no_grad():
         for p in view.parameters():

@@ -4,7 +4,7 @@ State lives in /tmp/orthrus-probe/<name>/: train.pt (train_view's checkpoint), l
 per prompt so a measurement resumes); a probe's log is committed beside this script as <seed>-<setting>.json.
 Each piece goes under a heavy-lane lock, e.g. `flock /tmp/proceedings-heavy-b.lock python probe.py ...`. Usage:
   probe.py NAME --seed 2 --lr 1e-3 --steps 120 --milestones 0,60,120 [--train-prompts 160] [--kl 1 --gamma 0.8]
-           [--schedule cosine|constant] [--first-slot-causal]
+           [--schedule cosine|constant] [--first-slot-causal] [--first-slot-ar]
            [--init PATH] [--prompts 20] [--budget-s 330]
 Milestone 0 may come last (e.g. 60,120,0): the starting view is rebuilt and measured with the budget left.
 """
@@ -41,6 +41,7 @@ p.add_argument("--init", default="")
 p.add_argument("--prompts", type=int, default=20)
 p.add_argument("--budget-s", type=float, default=330)
 p.add_argument("--first-slot-causal", action="store_true")  # round 17: slot 0 not attending to the masks after it
+p.add_argument("--first-slot-ar", action="store_true")  # round 18: ... and computed with the frozen AR projections
 a = p.parse_args()
 t0 = time.perf_counter()
 torch.set_num_threads(1)
@@ -54,7 +55,7 @@ train_cfg = replace(cfg.train, lr=a.lr, steps=a.steps, kl_weight=a.kl, gamma=a.g
                     schedule=a.schedule, checkpoint_every=5)
 work = load_workload(cfg, a.seed)
 base = work.base
-view = DiffusionView(base, cfg.block_size, a.first_slot_causal)
+view = DiffusionView(base, cfg.block_size, a.first_slot_causal, a.first_slot_ar)
 if a.init:
     state = load_checkpoint(a.init)
     view.load_state_dict(state.get("view", state))
@@ -89,7 +90,7 @@ for m in [int(x) for x in a.milestones.split(",")]:
     if done > m:  # milestone 0 listed after later ones (round 17: measured last, with what budget is left)
         if m:
             sys.exit(f"[{a.name}] milestone {m} lies behind step {done}; only 0 (the starting view) can be rebuilt")
-        measured = DiffusionView(base, cfg.block_size, a.first_slot_causal)
+        measured = DiffusionView(base, cfg.block_size, a.first_slot_causal, a.first_slot_ar)
         measured.load_state_dict(start)
     measured.eval()
     drafter = DiffusionDrafter(base, measured, cfg.block_size)

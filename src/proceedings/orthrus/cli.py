@@ -125,6 +125,9 @@ def train(
     first_slot_causal: bool = typer.Option(False, help="Slot 0 attends to the cache and x_n only, not to the masks "
                                                        "after it (a departure from the paper's bidirectional block; "
                                                        "saved with the view, used at inference too)."),
+    first_slot_ar: bool = typer.Option(False, help="Slot 0 is causal and also computed with the frozen AR "
+                                                   "projections: the AR step itself, untouched by training (a "
+                                                   "departure from the paper; saved with the view)."),
     resume: bool = typer.Option(False, help="Continue from the checkpoint in --out."),
 ) -> None:
     """Self-distil the base's responses (cached), train the view (checkpoints every 10 steps and on SIGTERM), save it.
@@ -139,7 +142,7 @@ def train(
     if data is not None and not data.is_file():
         raise ProceedingsError(f"data file '{data}' does not exist")
     model = _model(base, None, block_size, device)
-    model.view.first_slot_causal = first_slot_causal
+    model.view.first_slot_causal, model.view.first_slot_ar = first_slot_causal or first_slot_ar, first_slot_ar
     if data is not None:  # refused line by line when another base made it
         examples = read_examples(data, base=base_fingerprint(model.base))
     else:

@@ -34,7 +34,7 @@ def diffusion_block_logits(base, view: DiffusionView, cache, last_token: int, bl
     positions = torch.arange(n, n + block_size, device=device)
     mask = (dual_pass_mask(torch.tensor([n], device=device), block_size, n, first_slot_causal=True)
             if view.first_slot_causal else None)
-    return view(base, embeddings, positions, cache_layers(cache), mask)
+    return view(base, embeddings, positions, cache_layers(cache), mask, block_size)
 
 
 class DiffusionDrafter:

@@ -72,16 +72,18 @@ class DiffusionAttention(nn.Module):
             p.requires_grad_(True)
 
     def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, past_keys: torch.Tensor,
-                past_values: torch.Tensor, mask) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                past_values: torch.Tensor, mask, frozen: nn.Module | None = None,
+                frozen_rows: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """x (1, Q, H) normed block states; past_* (1, kv_heads, T, head_dim) the AR view's cached K/V.
-        Returns the attention output (1, Q, H) and the block's own keys/values (1, kv_heads, Q, head_dim)."""
+        Returns the attention output (1, Q, H) and the block's own keys/values (1, kv_heads, Q, head_dim).
+        The queries at `frozen_rows` are computed with `frozen`, the base's own attention (`first_slot_ar`)."""
         from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
-        shape = (*x.shape[:-1], -1, self.head_dim)  # (1, Q, heads, head_dim)
-        q, k = self.q_proj(x).view(shape), self.k_proj(x).view(shape)
-        if self.has_norms:
-            q, k = self.q_norm(q), self.k_norm(k)
-        q, k, v = q.transpose(1, 2), k.transpose(1, 2), self.v_proj(x).view(shape).transpose(1, 2)
+        q, k, v = self._qkv(self, x)
+        if frozen_rows is not None:
+            q, k, v = (primed.index_copy(1, frozen_rows, own)
+                       for primed, own in zip((q, k, v), self._qkv(frozen, x[:, frozen_rows])))
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
         q, k = apply_rotary_pos_emb(q, k, cos, sin)
         keys, values = torch.cat([past_keys, k], 2), torch.cat([past_values, v], 2)
         if mask is None or isinstance(mask, torch.Tensor):
@@ -90,7 +92,19 @@ class DiffusionAttention(nn.Module):
             # autocast the rotary embedding leaves q, k in fp32 while v is bf16; SDPA casts them itself)
             q, keys = q.to(values.dtype), keys.to(values.dtype)
             out = flex_attention_kernel(q.device)(q, keys, values, block_mask=mask, scale=self.scaling, enable_gqa=True)
-        return self.o_proj(out.transpose(1, 2).reshape(*x.shape[:-1], -1)), k, v
+        out = out.transpose(1, 2).reshape(*x.shape[:-1], -1)
+        projected = self.o_proj(out)
+        if frozen_rows is not None:
+            projected = projected.index_copy(1, frozen_rows, frozen.o_proj(out[:, frozen_rows]))
+        return projected, k, v
+
+    def _qkv(self, attention: nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """q, k, v (1, Q, heads, head_dim) of x through `attention`'s projections (and q/k norms where it has them)."""
+        shape = (*x.shape[:-1], -1, self.head_dim)
+        q, k = attention.q_proj(x).view(shape), attention.k_proj(x).view(shape)
+        if self.has_norms:
+            q, k = attention.q_norm(q), attention.k_norm(k)
+        return q, k, attention.v_proj(x).view(shape)
 
 
 @functools.cache
@@ -111,13 +125,16 @@ class DiffusionOutput:
 class DiffusionView(nn.Module):
     """The trainable half of the dual view: per-layer primed attention and the mask embedding."""
 
-    def __init__(self, base, block_size: int, first_slot_causal: bool = False):
+    def __init__(self, base, block_size: int, first_slot_causal: bool = False, first_slot_ar: bool = False):
         super().__init__()
         check_family(base)
         self.block_size = check_block_size(block_size)
         # a departure from the paper's bidirectional block (round 17): slot 0 (the draft right after x_n) attends
         # to the cache and x_n only, not to the masks after it, in training and at inference
-        self.first_slot_causal = first_slot_causal
+        self.first_slot_causal = first_slot_causal or first_slot_ar
+        # a further departure (round 18): slot 0 is also computed with the frozen AR projections, so it is the AR
+        # step itself, before and after training; the later slots read its keys/values (the AR view's own)
+        self.first_slot_ar = first_slot_ar
         self.base_hash = base_config_hash(base)
         self.attentions = nn.ModuleList(DiffusionAttention(layer.self_attn) for layer in base.model.layers)
         embed = base.get_input_embeddings().weight.detach()
@@ -133,17 +150,20 @@ class DiffusionView(nn.Module):
         return torch.cat([firsts[:, None], masks], 1).reshape(-1, firsts.shape[-1])
 
     def forward(self, base, embeddings: torch.Tensor, positions: torch.Tensor, past: list[tuple[torch.Tensor, torch.Tensor]],
-                mask=None) -> DiffusionOutput:
-        """One diffusion forward: embeddings (Q, H) at `positions` (Q,), reading `past` (per layer the AR view's
-        (keys, values)); `mask` says which keys each query sees: a dense (Q, T + Q) bool tensor (SDPA), a
-        FlexAttention BlockMask of the same rule, or None (all: one block over the whole cache). Frozen base
-        parts are the base's own modules; nothing is written anywhere."""
+                mask=None, block_size: int | None = None) -> DiffusionOutput:
+        """One diffusion forward: embeddings (Q, H) at `positions` (Q,), blocks of `block_size` (default the
+        view's), reading `past` (per layer the AR view's (keys, values)); `mask` says which keys each query sees:
+        a dense (Q, T + Q) bool tensor (SDPA), a FlexAttention BlockMask of the same rule, or None (all: one block
+        over the whole cache). Frozen base parts are the base's own modules; nothing is written anywhere."""
         model = base.model
         hidden = embeddings[None]
         cos, sin = model.rotary_emb(hidden, positions[None])
+        first_slots = (torch.arange(0, len(embeddings), block_size or self.block_size, device=embeddings.device)
+                       if self.first_slot_ar else None)
         extra = 0
         for layer, attention, (keys, values) in zip(model.layers, self.attentions, past):
-            out, k, v = attention(layer.input_layernorm(hidden), cos, sin, keys, values, mask)
+            out, k, v = attention(layer.input_layernorm(hidden), cos, sin, keys, values, mask, layer.self_attn,
+                                  first_slots)
             extra += k.numel() * k.element_size() + v.numel() * v.element_size()
             hidden = hidden + out
             hidden = hidden + layer.mlp(layer.post_attention_layernorm(hidden))

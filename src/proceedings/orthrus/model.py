@@ -46,9 +46,10 @@ class OrthrusModel:
 
     @classmethod
     def from_base(cls, spec="smollm2-135m", block_size: int = 8, device: str = "cpu", dtype: str = "float32",
-                  tokenizer=None, first_slot_causal: bool = False) -> "OrthrusModel":
+                  tokenizer=None, first_slot_causal: bool = False, first_slot_ar: bool = False) -> "OrthrusModel":
         """Load a base (alias, directory, .gguf, HF id; or an already loaded model) and add a fresh view
-        (`first_slot_causal`: slot 0 not attending to the masks after it, `DiffusionView`)."""
+        (`first_slot_causal`: slot 0 not attending to the masks after it; `first_slot_ar`: slot 0 also computed
+        with the frozen AR projections; `DiffusionView`)."""
         check_block_size(block_size)
         if isinstance(spec, (str, os.PathLike)):
             from proceedings.core.models import load_causal_lm
@@ -56,7 +57,7 @@ class OrthrusModel:
             base, tokenizer = load_causal_lm(spec, device=device, dtype=dtype)
         else:
             base = spec
-        view = DiffusionView(base, block_size, first_slot_causal).to(next(base.parameters()).device)
+        view = DiffusionView(base, block_size, first_slot_causal, first_slot_ar).to(next(base.parameters()).device)
         return cls(base, tokenizer, view)
 
     @classmethod
@@ -98,7 +99,8 @@ class OrthrusModel:
         tensors = {k: v.detach().contiguous().cpu() for k, v in self.view.state_dict().items()}
         save_file(tensors, tmp, metadata={"base_hash": self.view.base_hash, "block_size": str(self.block_size),
                                           "family": self.base.config.model_type,
-                                          "first_slot_causal": str(int(self.view.first_slot_causal))})
+                                          "first_slot_causal": str(int(self.view.first_slot_causal)),
+                                          "first_slot_ar": str(int(self.view.first_slot_ar))})
         os.replace(tmp, directory / VIEW_FILE)
         return directory / VIEW_FILE
 
@@ -114,6 +116,7 @@ class OrthrusModel:
                                    f"base is {self.view.base_hash}; load the base it was trained on")
         self.view.block_size = check_block_size(int(meta["block_size"]))
         self.view.first_slot_causal = meta.get("first_slot_causal", "0") == "1"  # views saved before round 17: off
+        self.view.first_slot_ar = meta.get("first_slot_ar", "0") == "1"  # views saved before round 18: off
         self.view.load_state_dict(load_file(str(path), device=str(self.view.mask_embedding.device)))
         return self
 
@@ -183,7 +186,8 @@ def check_export_target(directory: Path | str) -> Path:
 
 
 def _view_metadata(path: Path) -> dict:
-    """The metadata of a saved view: base hash, B, family, first_slot_causal ("1" or "0"; absent before round 17)."""
+    """The metadata of a saved view: base hash, B, family, first_slot_causal and first_slot_ar ("1" or "0"; absent
+    before rounds 17 and 18)."""
     from safetensors import safe_open
 
     with safe_open(str(path), "pt") as handle:

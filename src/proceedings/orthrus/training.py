@@ -5,7 +5,8 @@ Per sequence (prompt + the frozen model's own response, length T):
 2. anchors n_j every B tokens from a random offset in the response;
 3. one diffusion forward over all M blocks [x_{n_j}, MASK x (B-1)] (M * B queries) with the dual-pass mask
    (`dual_pass_mask`: block j sees AR keys at positions < n_j and its own B keys, nothing else; a view made with
-   `first_slot_causal` keeps slot 0 from the block's later keys, as at inference);
+   `first_slot_causal` keeps slot 0 from the block's later keys, as at inference; one made with `first_slot_ar`
+   also computes slot 0 with the frozen AR projections, so slot 0 takes no gradient and stays the AR step);
 4. loss per slot i = 0..B-2 of block j: cross-entropy against x_{n_j+i+1} plus `kl_weight` x KL(p_AR || q)
    to the AR distribution at the same position (free: the pre-pass computed it), weighted gamma^i.
 Departures from the spec, and why: the KL term is on by default (self-distilled labels are the AR argmax,
@@ -175,7 +176,7 @@ def sequence_loss(base, view: DiffusionView, tokens: torch.Tensor, prompt_len: i
     positions = (anchors[:, None] + torch.arange(block, device=tokens.device)[None]).reshape(-1)  # (M * B,)
     render = dual_pass_block_mask if cfg.attention == "flex" else dual_pass_mask
     mask = render(anchors, block, len(tokens), view.first_slot_causal)
-    logits = view(base, embeddings, positions, past, mask).logits.float()
+    logits = view(base, embeddings, positions, past, mask, block).logits.float()
     logits = logits.view(len(anchors), block, -1)[:, :-1]  # (M, B-1, V): slot i drafts x_{n+i+1}
     label_at = anchors[:, None] + torch.arange(1, block, device=tokens.device)[None]  # (M, B-1)
     valid = label_at < len(tokens)
@@ -232,7 +233,8 @@ def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int
     state = load_checkpoint(checkpoint) if checkpoint is not None and resume else None
     if state is not None:
         if (state["config"] != stable_settings(cfg) or state["base_hash"] != view.base_hash
-                or state.get("first_slot_causal", False) != view.first_slot_causal):
+                or state.get("first_slot_causal", False) != view.first_slot_causal
+                or state.get("first_slot_ar", False) != view.first_slot_ar):
             raise ProceedingsError(f"checkpoint '{checkpoint}' was made with other settings or another base; "
                                    "delete it or run without --resume")
         view.load_state_dict(state["view"])
@@ -274,7 +276,8 @@ def train_view(base, view: DiffusionView, sequences: Sequence[tuple[Sequence[int
                 save_checkpoint(checkpoint, {"view": view.state_dict(), "optimizer": optimizer.state_dict(),
                                              "scheduler": scheduler.state_dict(), "generator": generator.get_state(),
                                              "record": asdict(record), "config": stable_settings(cfg),
-                                             "base_hash": view.base_hash, "first_slot_causal": view.first_slot_causal})
+                                             "base_hash": view.base_hash, "first_slot_causal": view.first_slot_causal,
+                                             "first_slot_ar": view.first_slot_ar})
             if stop.requested:
                 record.stopped = True
                 break
