@@ -84,7 +84,8 @@ def _finished_tiny_run(folder):
     (folder / "config.json").write_text(json.dumps({"scale": "tiny", "seed": 0}))
 
 
-def test_generate_writes_the_condition_videos_then_depth_and_rgb(tmp_path):
+def _generate_args(tmp_path) -> list[str]:
+    """A finished tiny run folder and a user's inputs (I0, its depth, masks, a causal traj.json) for `generate`."""
     import json
 
     import imageio.v3 as iio
@@ -102,11 +103,28 @@ def test_generate_writes_the_condition_videos_then_depth_and_rgb(tmp_path):
     traj = {"frames": 6, "objects": [{"mask_id": i, "waypoints": clip.centres[i - 1][::2].tolist()} for i in ids],
             "ego": {"waypoints": [[0, 3], [0.5, 7]], "speed_weights": [1, 1, 0.5]}, "causal": True}
     (tmp_path / "traj.json").write_text(json.dumps(traj))
-    result = runner.invoke(app, ["generate", "--run", str(run), "--image", str(tmp_path / "i0.png"), "--depth",
-                                 str(tmp_path / "depth.npy"), "--masks", str(tmp_path / "masks.npz"), "--traj",
-                                 str(tmp_path / "traj.json"), "--out", str(tmp_path / "out")])
+    return ["generate", "--run", str(run), "--image", str(tmp_path / "i0.png"), "--depth", str(tmp_path / "depth.npy"),
+            "--masks", str(tmp_path / "masks.npz"), "--traj", str(tmp_path / "traj.json"), "--out", str(tmp_path / "out")]
+
+
+def test_generate_writes_the_condition_videos_then_depth_and_rgb(tmp_path):
+    import imageio.v3 as iio
+
+    result = runner.invoke(app, _generate_args(tmp_path))
     assert result.exception is None, result.output
     for name in ("points", "ego_warp", "depth", "rgb"):
         assert iio.imread(tmp_path / "out" / f"{name}.mp4").shape[0] == 6
     points = iio.imread(tmp_path / "out" / "points.mp4")
     assert points[0].max() > 100 and points[-1].max() < 40  # causal: the second half's points are masked
+
+
+def test_a_failed_generation_leaves_the_condition_videos_and_no_depth_or_rgb(tmp_path, monkeypatch):
+    from proceedings.motionforcing import stages
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("generation failed")
+
+    monkeypatch.setattr(stages, "shape", fail)
+    result = runner.invoke(app, _generate_args(tmp_path))
+    assert isinstance(result.exception, RuntimeError)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["ego_warp.mp4", "points.mp4"]

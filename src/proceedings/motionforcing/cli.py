@@ -113,7 +113,8 @@ def _generate_unet(run: Path, image: Path, depth_path: Path, masks_path: Path, t
     from proceedings.motionforcing.dataset import Batch, metres, normalise_depth
     from proceedings.motionforcing.stages import appearance, shape
     from proceedings.motionforcing.video_io import depth_frames, write_mp4
-    from proceedings.motionforcing.waypoints import check_depth, ego_poses, from_waypoints, load_masks, parse_traj
+    from proceedings.motionforcing.waypoints import (check_depth, ego_poses, from_waypoints, load_masks, parse_traj,
+                                                     resolve_overlaps)
 
     cfg, arms = load_run(run)
     rgb0 = np.asarray(iio.imread(image), np.float32)[..., :3] / 255.0
@@ -121,7 +122,7 @@ def _generate_unet(run: Path, image: Path, depth_path: Path, masks_path: Path, t
         raise ProceedingsError(f"image is {rgb0.shape[1]}x{rgb0.shape[0]}, the run generates {cfg.size}x{cfg.size}")
     depth0 = np.load(depth_path).astype(np.float32)
     check_depth(depth0, cfg.size)
-    objects = load_masks(masks_path)
+    objects = resolve_overlaps(load_masks(masks_path), depth0)
     spec = parse_traj(traj_path.read_text(), objects, cfg.size, cfg.size)
     T, K = cfg.frames, Intrinsics.for_size(cfg.size)
     if spec["frames"] != T:
