@@ -78,3 +78,22 @@ def test_overlapping_masks_give_each_shared_pixel_to_the_nearer_object_with_a_wa
     assert resolve_overlaps({1: far}, depth)[1] is far
     hidden = near & far  # wholly inside the nearer mask: dropped
     assert list(resolve_overlaps({1: hidden, 2: near}, depth)) == [2]
+
+
+def test_the_paper_scale_without_weights_stops_before_torch_loads_naming_the_layout(tmp_path):
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom proceedings.core.errors import ProceedingsError\nfrom proceedings.registry import get_system\n"
+              "try:\n    get_system('motionforcing').reproduce('paper')\nexcept ProceedingsError as err:\n"
+              "    print(err)\nprint('torch loaded' if 'torch' in sys.modules else 'torch not loaded')\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PROCEEDINGS_MOTIONFORCING_")}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True,
+                         cwd=tmp_path).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert "$PROCEEDINGS_MOTIONFORCING_BASE not given" in out and "model_index.json" in out
+    assert out.rstrip().endswith("torch not loaded")  # torch's import alone is 3-5 CPU-s here
+    assert (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime) < 5

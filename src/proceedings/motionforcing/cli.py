@@ -47,7 +47,8 @@ def train(out: Path = typer.Option(..., help="Run folder: one resumable checkpoi
           seed: int = 0) -> None:
     """Train stage 1 (MPR and full points), stage 2, the matched direct model and the localiser; re-run resumes."""
     from proceedings.core.staging import budget_deadline
-    from proceedings.motionforcing.experiment import BUDGET_ENV, CONFIGS, datasets, train_arms
+    from proceedings.motionforcing.comparison import datasets, train_arms
+    from proceedings.motionforcing.experiment import BUDGET_ENV, CONFIGS
 
     cfg = CONFIGS.get(scale)
     if cfg is None or cfg.backend != "unet":
@@ -60,7 +61,8 @@ def train(out: Path = typer.Option(..., help="Run folder: one resumable checkpoi
 
 def load_run(run: Path):
     """The arms of a run folder written by `train`."""
-    from proceedings.motionforcing.experiment import CONFIGS, train_arms
+    from proceedings.motionforcing.comparison import train_arms
+    from proceedings.motionforcing.experiment import CONFIGS
 
     config = run / "config.json"
     if not config.is_file():
@@ -153,7 +155,7 @@ def evaluate(run: Path = typer.Option(..., help="Run folder from `train`."),
              out: Path = typer.Option(Path("report.json"), help="Where to write the suite tables.")) -> None:
     """Every test suite of the run's preset (full, incomplete, ego-only) for every arm, with the frozen evaluators."""
     from proceedings.core.runtime import atomic_write_text
-    from proceedings.motionforcing.experiment import datasets, evaluate as run_suites
+    from proceedings.motionforcing.comparison import datasets, evaluate as run_suites
 
     cfg, arms = load_run(run)
     meta = json.loads((run / "config.json").read_text())
