@@ -128,3 +128,14 @@ def test_a_failed_generation_leaves_the_condition_videos_and_no_depth_or_rgb(tmp
     result = runner.invoke(app, _generate_args(tmp_path))
     assert isinstance(result.exception, RuntimeError)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["ego_warp.mp4", "points.mp4"]
+
+
+def test_bench_times_generation_and_every_evaluator_per_clip_and_refuses_the_paper_scale():
+    result = runner.invoke(app, ["bench", "--sizes", "16", "--clips", "1", "--scale", "tiny"], terminal_width=200)
+    assert result.exception is None, result.output
+    timed = [line for line in result.output.splitlines() if "CPU-s/clip" in line]
+    assert [line.split("), ", 1)[1].split(":")[0] for line in timed] == [
+        "MF generation (stage 1 + stage 2)", "B1 generation", "localiser (scorable agent-frames)",
+        "FVMD-proxy features (LK tracks)", "ego-flow EPE (registration)"]
+    assert isinstance(runner.invoke(app, ["bench", "--sizes", "16", "--clips", "1", "--scale", "paper"]).exception,
+                      ProceedingsError)

@@ -166,8 +166,10 @@ def evaluate(run: Path = typer.Option(..., help="Run folder from `train`."),
 
 
 @app.command()
-def bench(sizes: str = "32,64", clips: int = 4) -> None:
-    """Renderer ms/frame and clips/s at each size (one thread)."""
+def bench(sizes: str = "32,64", clips: int = 4,
+          scale: str = typer.Option("", help="Also time generation and each evaluator at this preset's size, frames "
+                                             "and widths (fresh weights: speed does not depend on training).")) -> None:
+    """Renderer ms/frame and clips/s at each size; with --scale, generated clips/s and evaluator s/clip (one thread)."""
     from proceedings.motionforcing import drive_world
 
     for size in (int(s) for s in sizes.split(",")):
@@ -176,3 +178,43 @@ def bench(sizes: str = "32,64", clips: int = 4) -> None:
             drive_world.sample(seed, 8, size)
         cpu = time.process_time() - start
         console.print(f"{size} px: {1000 * cpu / (8 * clips):.1f} ms/frame CPU (sampling included), {clips / cpu:.2f} clips/s")
+    if scale:
+        for line in _model_speeds(scale, clips):
+            console.print(line)
+
+
+def _model_speeds(scale: str, clips: int) -> list[str]:
+    """CPU seconds per clip of MF generation (stage 1 + stage 2), B1 generation and each frozen evaluator."""
+    import numpy as np
+    import torch
+
+    from proceedings.motionforcing import drive_world, evaluators as ev
+    from proceedings.motionforcing.baselines import direct, direct_net, matched_direct_width
+    from proceedings.motionforcing.dataset import ClipSet, batch
+    from proceedings.motionforcing.ego_flow import ego_epe
+    from proceedings.motionforcing.experiment import CONFIGS
+    from proceedings.motionforcing.networks import parameters
+    from proceedings.motionforcing.stages import appearance, shape, stage1_net, stage2_net
+
+    cfg = CONFIGS.get(scale)
+    if cfg is None or cfg.backend != "unet":
+        raise ProceedingsError(f"bench --scale times the UNet presets (tiny, small, long), not '{scale}'")
+    T = cfg.frames
+    data = ClipSet.from_clips([drive_world.sample(seed, T, cfg.size, cfg.agents) for seed in range(clips)])
+    s1, s2 = stage1_net(T, cfg.width_stage1).eval(), stage2_net(T, cfg.width_stage2).eval()
+    b1 = direct_net(T, matched_direct_width(T, parameters(s1) + parameters(s2))).eval()
+    b = batch(data, np.arange(clips), data.given_all())
+    jobs = {"MF generation (stage 1 + stage 2)": lambda: appearance(s2, b.image0, shape(s1, b)),
+            "B1 generation": lambda: direct(b1, b),
+            "localiser (scorable agent-frames)": lambda: ev.localise(ev.Localiser(cfg.localiser_width), data.rgb,
+                                                                     data.colours, ev.scorable(data)),
+            "FVMD-proxy features (LK tracks)": lambda: ev.motion_features(data.rgb),
+            "ego-flow EPE (registration)": lambda: ego_epe(data.rgb, data)}
+    lines = []
+    for name, job in jobs.items():
+        with torch.no_grad():
+            start = time.process_time()
+            job()
+            cpu = time.process_time() - start
+        lines.append(f"{scale} ({cfg.size} px, T = {T}), {name}: {cpu / clips:.4f} CPU-s/clip, {clips / cpu:.1f} clips/s")
+    return lines
