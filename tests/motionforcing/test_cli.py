@@ -119,12 +119,12 @@ def test_generate_writes_the_condition_videos_then_depth_and_rgb(tmp_path):
 
 
 def test_a_failed_generation_leaves_the_condition_videos_and_no_depth_or_rgb(tmp_path, monkeypatch):
-    from proceedings.motionforcing import stages
+    from proceedings.motionforcing import generation
 
     def fail(*args, **kwargs):
         raise RuntimeError("generation failed")
 
-    monkeypatch.setattr(stages, "shape", fail)
+    monkeypatch.setattr(generation, "shape", fail)
     result = runner.invoke(app, _generate_args(tmp_path))
     assert isinstance(result.exception, RuntimeError)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["ego_warp.mp4", "points.mp4"]
@@ -139,3 +139,20 @@ def test_bench_times_generation_and_every_evaluator_per_clip_and_refuses_the_pap
         "FVMD-proxy features (LK tracks)", "ego-flow EPE (registration)"]
     assert isinstance(runner.invoke(app, ["bench", "--sizes", "16", "--clips", "1", "--scale", "paper"]).exception,
                       ProceedingsError)
+
+
+def test_the_python_api_turns_controls_into_depth_and_rgb_and_checks_the_image_size(tmp_path):
+    from proceedings.motionforcing import drive_world as dw
+    from proceedings.motionforcing.generation import controls, generate, load_run
+
+    _finished_tiny_run(tmp_path)
+    cfg, arms = load_run(tmp_path)
+    clip = dw.sample(42, 6, 24, agents=(2, 3))
+    masks = {k + 1: clip.ids[0] == k + 1 for k in range(len(clip.radii0))}
+    traj = {"frames": 6, "objects": [{"mask_id": i, "waypoints": clip.centres[i - 1][::2].tolist()} for i in masks]}
+    c = controls(cfg, clip.rgb[0].transpose(1, 2, 0), clip.depth[0], masks, traj)
+    depth, rgb = generate(arms, c)
+    assert c.points.shape == (6, 3, 24, 24) and c.warp.shape == depth.shape == (6, 24, 24) and rgb.shape == (6, 3, 24, 24)
+    assert (depth > 0).all() and 0 <= rgb.min() and rgb.max() <= 1
+    with pytest.raises(ProceedingsError, match="the run generates 24x24"):
+        controls(cfg, np.zeros((32, 32, 3)), clip.depth[0], masks, traj)

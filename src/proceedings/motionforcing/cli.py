@@ -59,28 +59,6 @@ def train(out: Path = typer.Option(..., help="Run folder: one resumable checkpoi
     console.print(f"trained every arm into {out}")
 
 
-def load_run(run: Path):
-    """The arms of a run folder written by `train`."""
-    from proceedings.motionforcing.comparison import train_arms
-    from proceedings.motionforcing.experiment import CONFIGS
-
-    config = run / "config.json"
-    if not config.is_file():
-        raise ProceedingsError(f"run folder '{run}' has no config.json; train one with `motionforcing train --out {run}`")
-    meta = json.loads(config.read_text())
-    cfg = CONFIGS[meta["scale"]]
-    return cfg, train_arms(cfg, _no_data(cfg), meta["seed"], run)
-
-
-def _no_data(cfg):
-    """Finished checkpoints need no batches; a run that is not finished must be trained first."""
-    class Unfinished:
-        def __getattr__(self, name):
-            raise ProceedingsError("this run is not finished training; run `motionforcing train` again to resume it")
-
-    return Unfinished()
-
-
 @app.command()
 def generate(run: Path = typer.Option(None, help="Run folder from `train` (UNet backend)."),
              image: Path = typer.Option(..., help="I0 as PNG, the run's size."),
@@ -108,45 +86,19 @@ def generate(run: Path = typer.Option(None, help="Run folder from `train` (UNet 
 def _generate_unet(run: Path, image: Path, depth_path: Path, masks_path: Path, traj_path: Path, out: Path) -> None:
     import imageio.v3 as iio
     import numpy as np
-    import torch
 
-    from proceedings.motionforcing.camera import Intrinsics
-    from proceedings.motionforcing.conditions import ego_warp, mask, point_video
-    from proceedings.motionforcing.dataset import Batch, metres, normalise_depth
-    from proceedings.motionforcing.stages import appearance, shape
+    from proceedings.motionforcing.generation import controls, generate, load_run
     from proceedings.motionforcing.video_io import depth_frames, write_mp4
-    from proceedings.motionforcing.waypoints import (check_depth, ego_poses, from_waypoints, load_masks, parse_traj,
-                                                     resolve_overlaps)
+    from proceedings.motionforcing.waypoints import load_masks
 
     cfg, arms = load_run(run)
     rgb0 = np.asarray(iio.imread(image), np.float32)[..., :3] / 255.0
-    if rgb0.shape[:2] != (cfg.size, cfg.size):
-        raise ProceedingsError(f"image is {rgb0.shape[1]}x{rgb0.shape[0]}, the run generates {cfg.size}x{cfg.size}")
-    depth0 = np.load(depth_path).astype(np.float32)
-    check_depth(depth0, cfg.size)
-    objects = resolve_overlaps(load_masks(masks_path), depth0)
-    spec = parse_traj(traj_path.read_text(), objects, cfg.size, cfg.size)
-    T, K = cfg.frames, Intrinsics.for_size(cfg.size)
-    if spec["frames"] != T:
-        raise ProceedingsError(f"traj.json asks for {spec['frames']} frames; this run generates {T}")
-    ego = spec.get("ego") or {}
-    cams = ego_poses(T, ego.get("waypoints"), ego.get("speed_weights"))
-    tracks = from_waypoints(objects, {o["mask_id"]: o["waypoints"] for o in spec["objects"]}, depth0, K, T, cams)
-    given = mask("future:" + str(T // 2) if spec.get("causal") else "full", len(tracks.ids), T)
-    points, valid = point_video(tracks.centres, tracks.depths, tracks.radii0, given, cfg.size)
-    static = ~np.any([objects[i] for i in objects], axis=0) if objects else np.ones_like(depth0, bool)
-    warp = ego_warp(depth0, static, K, cams)
-    write_mp4(out / "points.mp4", points)
-    write_mp4(out / "ego_warp.mp4", depth_frames(warp))
-    d0 = torch.from_numpy(normalise_depth(depth0))[None, None]
-    b = Batch(image0=torch.from_numpy(rgb0.transpose(2, 0, 1))[None], depth0=d0, points=torch.from_numpy(points)[None],
-              valid=torch.from_numpy(valid)[None, :, None, None, None].expand(1, T, 1, cfg.size, cfg.size),
-              warp=torch.from_numpy(normalise_depth(warp))[None, :, None], depth=d0, rgb=None, given=given[None])
-    with torch.no_grad():
-        video_depth = shape(arms.stage1_mpr, b)
-        rgb = appearance(arms.stage2, b.image0, video_depth).clamp(0, 1)
-    write_mp4(out / "depth.mp4", depth_frames(metres(video_depth)[0, :, 0].numpy()))
-    write_mp4(out / "rgb.mp4", rgb[0].numpy())
+    c = controls(cfg, rgb0, np.load(depth_path).astype(np.float32), load_masks(masks_path), traj_path.read_text())
+    write_mp4(out / "points.mp4", c.points)  # the conditions first: a failed generation can be re-run from them
+    write_mp4(out / "ego_warp.mp4", depth_frames(c.warp))
+    depth, rgb = generate(arms, c)
+    write_mp4(out / "depth.mp4", depth_frames(depth))
+    write_mp4(out / "rgb.mp4", rgb)
     console.print(f"wrote points.mp4, ego_warp.mp4, depth.mp4 and rgb.mp4 to {out}")
 
 
@@ -156,6 +108,7 @@ def evaluate(run: Path = typer.Option(..., help="Run folder from `train`."),
     """Every test suite of the run's preset (full, incomplete, ego-only) for every arm, with the frozen evaluators."""
     from proceedings.core.runtime import atomic_write_text
     from proceedings.motionforcing.comparison import datasets, evaluate as run_suites
+    from proceedings.motionforcing.generation import load_run
 
     cfg, arms = load_run(run)
     meta = json.loads((run / "config.json").read_text())
