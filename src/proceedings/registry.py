@@ -61,6 +61,8 @@ class System:
             raise ProceedingsError(f"system '{self.slug}' has no '{scale}' preset")
         if len(seeds) > 1 and not hasattr(experiment, "verdict"):
             raise ProceedingsError(f"system '{self.slug}' states no verdict over seeds (experiment.verdict)")
+        if hasattr(experiment, "preflight"):  # a scale that cannot run here stops before torch loads
+            experiment.preflight(scale)
         set_threads(threads)
         with stopwatch() as elapsed:
             runs = [experiment.reproduce(scale, seed=seed) for seed in seeds]

@@ -84,7 +84,8 @@ def _finished_tiny_run(folder):
     (folder / "config.json").write_text(json.dumps({"scale": "tiny", "seed": 0}))
 
 
-def test_generate_writes_the_condition_videos_then_depth_and_rgb(tmp_path):
+def _generate_args(tmp_path) -> list[str]:
+    """A finished tiny run folder and a user's inputs (I0, its depth, masks, a causal traj.json) for `generate`."""
     import json
 
     import imageio.v3 as iio
@@ -102,11 +103,56 @@ def test_generate_writes_the_condition_videos_then_depth_and_rgb(tmp_path):
     traj = {"frames": 6, "objects": [{"mask_id": i, "waypoints": clip.centres[i - 1][::2].tolist()} for i in ids],
             "ego": {"waypoints": [[0, 3], [0.5, 7]], "speed_weights": [1, 1, 0.5]}, "causal": True}
     (tmp_path / "traj.json").write_text(json.dumps(traj))
-    result = runner.invoke(app, ["generate", "--run", str(run), "--image", str(tmp_path / "i0.png"), "--depth",
-                                 str(tmp_path / "depth.npy"), "--masks", str(tmp_path / "masks.npz"), "--traj",
-                                 str(tmp_path / "traj.json"), "--out", str(tmp_path / "out")])
+    return ["generate", "--run", str(run), "--image", str(tmp_path / "i0.png"), "--depth", str(tmp_path / "depth.npy"),
+            "--masks", str(tmp_path / "masks.npz"), "--traj", str(tmp_path / "traj.json"), "--out", str(tmp_path / "out")]
+
+
+def test_generate_writes_the_condition_videos_then_depth_and_rgb(tmp_path):
+    import imageio.v3 as iio
+
+    result = runner.invoke(app, _generate_args(tmp_path))
     assert result.exception is None, result.output
     for name in ("points", "ego_warp", "depth", "rgb"):
         assert iio.imread(tmp_path / "out" / f"{name}.mp4").shape[0] == 6
     points = iio.imread(tmp_path / "out" / "points.mp4")
     assert points[0].max() > 100 and points[-1].max() < 40  # causal: the second half's points are masked
+
+
+def test_a_failed_generation_leaves_the_condition_videos_and_no_depth_or_rgb(tmp_path, monkeypatch):
+    from proceedings.motionforcing import generation
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("generation failed")
+
+    monkeypatch.setattr(generation, "shape", fail)
+    result = runner.invoke(app, _generate_args(tmp_path))
+    assert isinstance(result.exception, RuntimeError)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["ego_warp.mp4", "points.mp4"]
+
+
+def test_bench_times_generation_and_every_evaluator_per_clip_and_refuses_the_paper_scale():
+    result = runner.invoke(app, ["bench", "--sizes", "16", "--clips", "1", "--scale", "tiny"], terminal_width=200)
+    assert result.exception is None, result.output
+    timed = [line for line in result.output.splitlines() if "CPU-s/clip" in line]
+    assert [line.split("), ", 1)[1].split(":")[0] for line in timed] == [
+        "MF generation (stage 1 + stage 2)", "B1 generation", "localiser (scorable agent-frames)",
+        "FVMD-proxy features (LK tracks)", "ego-flow EPE (registration)"]
+    assert isinstance(runner.invoke(app, ["bench", "--sizes", "16", "--clips", "1", "--scale", "paper"]).exception,
+                      ProceedingsError)
+
+
+def test_the_python_api_turns_controls_into_depth_and_rgb_and_checks_the_image_size(tmp_path):
+    from proceedings.motionforcing import drive_world as dw
+    from proceedings.motionforcing.generation import controls, generate, load_run
+
+    _finished_tiny_run(tmp_path)
+    cfg, arms = load_run(tmp_path)
+    clip = dw.sample(42, 6, 24, agents=(2, 3))
+    masks = {k + 1: clip.ids[0] == k + 1 for k in range(len(clip.radii0))}
+    traj = {"frames": 6, "objects": [{"mask_id": i, "waypoints": clip.centres[i - 1][::2].tolist()} for i in masks]}
+    c = controls(cfg, clip.rgb[0].transpose(1, 2, 0), clip.depth[0], masks, traj)
+    depth, rgb = generate(arms, c)
+    assert c.points.shape == (6, 3, 24, 24) and c.warp.shape == depth.shape == (6, 24, 24) and rgb.shape == (6, 3, 24, 24)
+    assert (depth > 0).all() and 0 <= rgb.min() and rgb.max() <= 1
+    with pytest.raises(ProceedingsError, match="the run generates 24x24"):
+        controls(cfg, np.zeros((32, 32, 3)), clip.depth[0], masks, traj)

@@ -6,9 +6,10 @@ import torch
 
 from proceedings.motionforcing import drive_world as dw
 from proceedings.motionforcing import evaluators as ev
+from proceedings.motionforcing.comparison import DISTANCE_BINS, score_suite
 from proceedings.motionforcing.dataset import ClipSet
 from proceedings.motionforcing.ego_flow import ego_epe
-from proceedings.motionforcing.experiment import G1_EGO_EPE, G1_HIT, G1_LOCALISER_PX, score_suite
+from proceedings.motionforcing.experiment import G1_EGO_EPE, G1_HIT, G1_LOCALISER_PX
 from proceedings.motionforcing.training import TrainConfig
 
 
@@ -109,6 +110,19 @@ def test_a_copy_of_the_ground_truth_scores_near_zero_and_copy_i0_and_a_blank_vid
     assert table["gt"]["control_err"] <= G1_LOCALISER_PX and table["gt"]["hit"] >= G1_HIT
     assert table["copy"]["control_err"] > 4 * table["gt"]["control_err"] and table["copy"]["hit"] < 0.5
     assert 2 < table["blank"]["control_err"] <= np.hypot(held.size, held.size) and table["blank"]["hit"] < 0.1
+
+
+def test_control_error_by_distance_bins_partitions_the_scored_points(clips, perfect):
+    """Issue 30: error by distance bin. The bins' means, weighted by their agent-frames, give the overall error."""
+    held = clips.subset(np.arange(28, 36))
+    table = score_suite({"copy": {"rgb": np.repeat(held.rgb[:, :1], held.frames, 1)}}, held, held.given_all(), perfect)
+    scored = ev.scorable(held)
+    scored[:, :, 0] = False
+    depth = held.centre_depth[scored]
+    counts = [((depth >= lo) & (depth < hi)).sum() for lo, hi in zip(DISTANCE_BINS[:-1], DISTANCE_BINS[1:])]
+    means = list(table["copy"]["control_by_distance"].values())
+    assert min(counts) > 0 and len(means) == len(counts)
+    assert np.dot(counts, means) / sum(counts) == pytest.approx(table["copy"]["control_err"])
 
 
 @pytest.mark.slow

@@ -64,7 +64,8 @@ def test_stage1_loss_falls_in_a_few_steps(clips):
 def test_b1_trains_for_stage1_plus_stage2_steps_and_small_gives_each_mf_network_the_same(clips, tmp_path):
     from dataclasses import replace
 
-    from proceedings.motionforcing.experiment import CONFIGS, train_arms
+    from proceedings.motionforcing.comparison import train_arms
+    from proceedings.motionforcing.experiment import CONFIGS
 
     micro = replace(CONFIGS["tiny"], size=16, frames=4, width_stage1=4, width_stage2=4, steps_stage1=3,
                     steps_stage2=2, localiser_steps=1, localiser_batch=4, localiser_width=4, batch=2)

@@ -10,7 +10,7 @@ from proceedings.core.errors import ProceedingsError
 from proceedings.motionforcing import drive_world as dw
 from proceedings.motionforcing.camera import project, world_to_camera
 from proceedings.motionforcing.cogvideox import require_weights
-from proceedings.motionforcing.waypoints import check_depth, ego_poses, from_waypoints, parse_traj
+from proceedings.motionforcing.waypoints import check_depth, ego_poses, from_waypoints, parse_traj, resolve_overlaps
 
 
 def test_gt_tracks_as_pixel_waypoints_come_back_within_half_a_pixel():
@@ -65,3 +65,35 @@ def test_the_cogvideox_backend_without_local_weights_stops_at_once_with_the_layo
     with pytest.raises(ProceedingsError, match="--base not given"):
         require_weights(None, None)
     assert time.perf_counter() - start < 5
+
+
+def test_overlapping_masks_give_each_shared_pixel_to_the_nearer_object_with_a_warning(caplog):
+    depth = np.tile(np.linspace(5.0, 20.0, 32)[:, None], (1, 32))  # depth grows down the rows
+    near, far = np.zeros((32, 32), bool), np.zeros((32, 32), bool)
+    near[0:12, 4:20], far[8:24, 10:28] = True, True  # median depth: near 7.7 m, far 12.5 m
+    with caplog.at_level("WARNING"):
+        out = resolve_overlaps({1: far, 2: near}, depth)
+    assert "overlap" in caplog.text
+    assert (out[2] == near).all() and (out[1] == far & ~near).all()
+    assert resolve_overlaps({1: far}, depth)[1] is far
+    hidden = near & far  # wholly inside the nearer mask: dropped
+    assert list(resolve_overlaps({1: hidden, 2: near}, depth)) == [2]
+
+
+def test_the_paper_scale_without_weights_stops_before_torch_loads_naming_the_layout(tmp_path):
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom proceedings.core.errors import ProceedingsError\nfrom proceedings.registry import get_system\n"
+              "try:\n    get_system('motionforcing').reproduce('paper')\nexcept ProceedingsError as err:\n"
+              "    print(err)\nprint('torch loaded' if 'torch' in sys.modules else 'torch not loaded')\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PROCEEDINGS_MOTIONFORCING_")}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True,
+                         cwd=tmp_path).stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert "$PROCEEDINGS_MOTIONFORCING_BASE not given" in out and "model_index.json" in out
+    assert out.rstrip().endswith("torch not loaded")  # torch's import alone is 3-5 CPU-s here
+    assert (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime) < 5

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from proceedings.motionforcing import evaluators as ev, experiment as ex, stages
+from proceedings.motionforcing import evaluators as ev, comparison as ex, stages
 from proceedings.motionforcing.baselines import direct_net, matched_direct_width
 from proceedings.motionforcing.dataset import batch, build, metres
 from proceedings.motionforcing.masked_point_recovery import batch_sampler

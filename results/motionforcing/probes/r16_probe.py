@@ -29,7 +29,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).parent))
 import r15_probe as r15  # noqa: E402
 
-from proceedings.motionforcing import evaluators as ev, experiment as ex, stages  # noqa: E402
+from proceedings.motionforcing import evaluators as ev, comparison as ex, stages  # noqa: E402
 from proceedings.motionforcing.dataset import batch, metres  # noqa: E402
 from proceedings.motionforcing.masked_point_recovery import mpr_mask  # noqa: E402
 from proceedings.motionforcing.training import TrainConfig, train  # noqa: E402

@@ -47,7 +47,8 @@ def train(out: Path = typer.Option(..., help="Run folder: one resumable checkpoi
           seed: int = 0) -> None:
     """Train stage 1 (MPR and full points), stage 2, the matched direct model and the localiser; re-run resumes."""
     from proceedings.core.staging import budget_deadline
-    from proceedings.motionforcing.experiment import BUDGET_ENV, CONFIGS, datasets, train_arms
+    from proceedings.motionforcing.comparison import datasets, train_arms
+    from proceedings.motionforcing.experiment import BUDGET_ENV, CONFIGS
 
     cfg = CONFIGS.get(scale)
     if cfg is None or cfg.backend != "unet":
@@ -56,27 +57,6 @@ def train(out: Path = typer.Option(..., help="Run folder: one resumable checkpoi
     train_arms(cfg, datasets(cfg, seed, deadline)["train"], seed, out, deadline)
     (out / "config.json").write_text(json.dumps({"scale": scale, "seed": seed, **asdict(cfg)}, indent=1))
     console.print(f"trained every arm into {out}")
-
-
-def load_run(run: Path):
-    """The arms of a run folder written by `train`."""
-    from proceedings.motionforcing.experiment import CONFIGS, train_arms
-
-    config = run / "config.json"
-    if not config.is_file():
-        raise ProceedingsError(f"run folder '{run}' has no config.json; train one with `motionforcing train --out {run}`")
-    meta = json.loads(config.read_text())
-    cfg = CONFIGS[meta["scale"]]
-    return cfg, train_arms(cfg, _no_data(cfg), meta["seed"], run)
-
-
-def _no_data(cfg):
-    """Finished checkpoints need no batches; a run that is not finished must be trained first."""
-    class Unfinished:
-        def __getattr__(self, name):
-            raise ProceedingsError("this run is not finished training; run `motionforcing train` again to resume it")
-
-    return Unfinished()
 
 
 @app.command()
@@ -106,44 +86,19 @@ def generate(run: Path = typer.Option(None, help="Run folder from `train` (UNet 
 def _generate_unet(run: Path, image: Path, depth_path: Path, masks_path: Path, traj_path: Path, out: Path) -> None:
     import imageio.v3 as iio
     import numpy as np
-    import torch
 
-    from proceedings.motionforcing.camera import Intrinsics
-    from proceedings.motionforcing.conditions import ego_warp, mask, point_video
-    from proceedings.motionforcing.dataset import Batch, metres, normalise_depth
-    from proceedings.motionforcing.stages import appearance, shape
+    from proceedings.motionforcing.generation import controls, generate, load_run
     from proceedings.motionforcing.video_io import depth_frames, write_mp4
-    from proceedings.motionforcing.waypoints import check_depth, ego_poses, from_waypoints, load_masks, parse_traj
+    from proceedings.motionforcing.waypoints import load_masks
 
     cfg, arms = load_run(run)
     rgb0 = np.asarray(iio.imread(image), np.float32)[..., :3] / 255.0
-    if rgb0.shape[:2] != (cfg.size, cfg.size):
-        raise ProceedingsError(f"image is {rgb0.shape[1]}x{rgb0.shape[0]}, the run generates {cfg.size}x{cfg.size}")
-    depth0 = np.load(depth_path).astype(np.float32)
-    check_depth(depth0, cfg.size)
-    objects = load_masks(masks_path)
-    spec = parse_traj(traj_path.read_text(), objects, cfg.size, cfg.size)
-    T, K = cfg.frames, Intrinsics.for_size(cfg.size)
-    if spec["frames"] != T:
-        raise ProceedingsError(f"traj.json asks for {spec['frames']} frames; this run generates {T}")
-    ego = spec.get("ego") or {}
-    cams = ego_poses(T, ego.get("waypoints"), ego.get("speed_weights"))
-    tracks = from_waypoints(objects, {o["mask_id"]: o["waypoints"] for o in spec["objects"]}, depth0, K, T, cams)
-    given = mask("future:" + str(T // 2) if spec.get("causal") else "full", len(tracks.ids), T)
-    points, valid = point_video(tracks.centres, tracks.depths, tracks.radii0, given, cfg.size)
-    static = ~np.any([objects[i] for i in objects], axis=0) if objects else np.ones_like(depth0, bool)
-    warp = ego_warp(depth0, static, K, cams)
-    write_mp4(out / "points.mp4", points)
-    write_mp4(out / "ego_warp.mp4", depth_frames(warp))
-    d0 = torch.from_numpy(normalise_depth(depth0))[None, None]
-    b = Batch(image0=torch.from_numpy(rgb0.transpose(2, 0, 1))[None], depth0=d0, points=torch.from_numpy(points)[None],
-              valid=torch.from_numpy(valid)[None, :, None, None, None].expand(1, T, 1, cfg.size, cfg.size),
-              warp=torch.from_numpy(normalise_depth(warp))[None, :, None], depth=d0, rgb=None, given=given[None])
-    with torch.no_grad():
-        video_depth = shape(arms.stage1_mpr, b)
-        rgb = appearance(arms.stage2, b.image0, video_depth).clamp(0, 1)
-    write_mp4(out / "depth.mp4", depth_frames(metres(video_depth)[0, :, 0].numpy()))
-    write_mp4(out / "rgb.mp4", rgb[0].numpy())
+    c = controls(cfg, rgb0, np.load(depth_path).astype(np.float32), load_masks(masks_path), traj_path.read_text())
+    write_mp4(out / "points.mp4", c.points)  # the conditions first: a failed generation can be re-run from them
+    write_mp4(out / "ego_warp.mp4", depth_frames(c.warp))
+    depth, rgb = generate(arms, c)
+    write_mp4(out / "depth.mp4", depth_frames(depth))
+    write_mp4(out / "rgb.mp4", rgb)
     console.print(f"wrote points.mp4, ego_warp.mp4, depth.mp4 and rgb.mp4 to {out}")
 
 
@@ -152,7 +107,8 @@ def evaluate(run: Path = typer.Option(..., help="Run folder from `train`."),
              out: Path = typer.Option(Path("report.json"), help="Where to write the suite tables.")) -> None:
     """Every test suite of the run's preset (full, incomplete, ego-only) for every arm, with the frozen evaluators."""
     from proceedings.core.runtime import atomic_write_text
-    from proceedings.motionforcing.experiment import datasets, evaluate as run_suites
+    from proceedings.motionforcing.comparison import datasets, evaluate as run_suites
+    from proceedings.motionforcing.generation import load_run
 
     cfg, arms = load_run(run)
     meta = json.loads((run / "config.json").read_text())
@@ -163,8 +119,10 @@ def evaluate(run: Path = typer.Option(..., help="Run folder from `train`."),
 
 
 @app.command()
-def bench(sizes: str = "32,64", clips: int = 4) -> None:
-    """Renderer ms/frame and clips/s at each size (one thread)."""
+def bench(sizes: str = "32,64", clips: int = 4,
+          scale: str = typer.Option("", help="Also time generation and each evaluator at this preset's size, frames "
+                                             "and widths (fresh weights: speed does not depend on training).")) -> None:
+    """Renderer ms/frame and clips/s at each size; with --scale, generated clips/s and evaluator s/clip (one thread)."""
     from proceedings.motionforcing import drive_world
 
     for size in (int(s) for s in sizes.split(",")):
@@ -173,3 +131,43 @@ def bench(sizes: str = "32,64", clips: int = 4) -> None:
             drive_world.sample(seed, 8, size)
         cpu = time.process_time() - start
         console.print(f"{size} px: {1000 * cpu / (8 * clips):.1f} ms/frame CPU (sampling included), {clips / cpu:.2f} clips/s")
+    if scale:
+        for line in _model_speeds(scale, clips):
+            console.print(line)
+
+
+def _model_speeds(scale: str, clips: int) -> list[str]:
+    """CPU seconds per clip of MF generation (stage 1 + stage 2), B1 generation and each frozen evaluator."""
+    import numpy as np
+    import torch
+
+    from proceedings.motionforcing import drive_world, evaluators as ev
+    from proceedings.motionforcing.baselines import direct, direct_net, matched_direct_width
+    from proceedings.motionforcing.dataset import ClipSet, batch
+    from proceedings.motionforcing.ego_flow import ego_epe
+    from proceedings.motionforcing.experiment import CONFIGS
+    from proceedings.motionforcing.networks import parameters
+    from proceedings.motionforcing.stages import appearance, shape, stage1_net, stage2_net
+
+    cfg = CONFIGS.get(scale)
+    if cfg is None or cfg.backend != "unet":
+        raise ProceedingsError(f"bench --scale times the UNet presets (tiny, small, long), not '{scale}'")
+    T = cfg.frames
+    data = ClipSet.from_clips([drive_world.sample(seed, T, cfg.size, cfg.agents) for seed in range(clips)])
+    s1, s2 = stage1_net(T, cfg.width_stage1).eval(), stage2_net(T, cfg.width_stage2).eval()
+    b1 = direct_net(T, matched_direct_width(T, parameters(s1) + parameters(s2))).eval()
+    b = batch(data, np.arange(clips), data.given_all())
+    jobs = {"MF generation (stage 1 + stage 2)": lambda: appearance(s2, b.image0, shape(s1, b)),
+            "B1 generation": lambda: direct(b1, b),
+            "localiser (scorable agent-frames)": lambda: ev.localise(ev.Localiser(cfg.localiser_width), data.rgb,
+                                                                     data.colours, ev.scorable(data)),
+            "FVMD-proxy features (LK tracks)": lambda: ev.motion_features(data.rgb),
+            "ego-flow EPE (registration)": lambda: ego_epe(data.rgb, data)}
+    lines = []
+    for name, job in jobs.items():
+        with torch.no_grad():
+            start = time.process_time()
+            job()
+            cpu = time.process_time() - start
+        lines.append(f"{scale} ({cfg.size} px, T = {T}), {name}: {cpu / clips:.4f} CPU-s/clip, {clips / cpu:.1f} clips/s")
+    return lines

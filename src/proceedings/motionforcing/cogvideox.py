@@ -11,9 +11,9 @@ from pathlib import Path
 
 from proceedings.core.errors import ProceedingsError
 
-EXPECTED_LAYOUT = ("expected local weights: --base DIR (a CogVideoX-5b-I2V snapshot: model_index.json, scheduler/, "
-                   "text_encoder/, tokenizer/, transformer/, vae/) and --transformer DIR (the Motion Forcing "
-                   "transformer, e.g. TSXu/MotionForcing_driving: config.json + *.safetensors); nothing is downloaded")
+LAYOUT = ("expected local weights: {base} DIR (a CogVideoX-5b-I2V snapshot: model_index.json, scheduler/, text_encoder/, "
+          "tokenizer/, transformer/, vae/) and {transformer} DIR (the Motion Forcing transformer, e.g. "
+          "TSXu/MotionForcing_driving: config.json + *.safetensors); nothing is downloaded")
 
 
 def check_frames(frames: int) -> int:
@@ -22,13 +22,16 @@ def check_frames(frames: int) -> int:
     return frames
 
 
-def require_weights(base: str | Path | None, transformer: str | Path | None) -> tuple[Path, Path]:
-    """The two weight folders, or a one-line error naming what is missing and the layout expected."""
-    for name, path, marker in (("--base", base, "model_index.json"), ("--transformer", transformer, "config.json")):
-        if path is None:
-            raise ProceedingsError(f"CogVideoX backend: {name} not given; {EXPECTED_LAYOUT}")
+def require_weights(base: str | Path | None, transformer: str | Path | None,
+                    names: tuple[str, str] = ("--base", "--transformer")) -> tuple[Path, Path]:
+    """The two weight folders, or a one-line error naming what is missing (by `names`: the CLI's options or the
+    paper scale's environment variables) and the layout expected."""
+    layout = LAYOUT.format(base=names[0], transformer=names[1])
+    for name, path, marker in ((names[0], base, "model_index.json"), (names[1], transformer, "config.json")):
+        if not path:
+            raise ProceedingsError(f"CogVideoX backend: {name} not given; {layout}")
         if not (Path(path) / marker).is_file():
-            raise ProceedingsError(f"CogVideoX backend: {name} '{path}' has no {marker}; {EXPECTED_LAYOUT}")
+            raise ProceedingsError(f"CogVideoX backend: {name} '{path}' has no {marker}; {layout}")
     return Path(base), Path(transformer)
 
 

@@ -102,15 +102,25 @@ def check_depth(depth0: np.ndarray, size: int) -> None:
 
 
 def load_masks(path: Path) -> dict[int, np.ndarray]:
-    """masks.npz with `masks` (N, H, W) bool and `ids` (N,). Overlaps are resolved later (nearer wins), with a warning."""
+    """masks.npz with `masks` (N, H, W) bool and `ids` (N,); empty masks are dropped (overlaps: `resolve_overlaps`)."""
     try:
         with np.load(path) as data:
             masks, ids = data["masks"].astype(bool), [int(i) for i in data["ids"]]
     except (OSError, KeyError, ValueError) as err:
         raise ProceedingsError(f"masks file '{path}' needs arrays 'masks' (N, H, W) and 'ids' (N,): {err}") from None
-    if (masks.sum(0) > 1).any():
-        log.warning("masks overlap; the nearer object (smaller median depth) wins where they do")
     return {i: m for i, m in zip(ids, masks) if m.any()}
+
+
+def resolve_overlaps(masks: dict[int, np.ndarray], depth0: np.ndarray) -> dict[int, np.ndarray]:
+    """Spec §7: overlapping masks are painted larger-depth first (median of depth0 over each mask), so the nearer
+    object keeps a shared pixel; a warning says so. Masks left empty are dropped."""
+    if not masks or (np.sum(list(masks.values()), axis=0) <= 1).all():
+        return masks
+    log.warning("masks overlap; painted far to near (median depth), the nearer object keeps each shared pixel")
+    owner = np.zeros(depth0.shape, int)
+    for obj in sorted(masks, key=lambda i: -float(np.median(depth0[masks[i]]))):
+        owner[masks[obj]] = obj
+    return {obj: owner == obj for obj in masks if (owner == obj).any()}
 
 
 def parse_traj(text: str, masks: dict[int, np.ndarray], width: int, height: int, backend: str = "unet") -> dict:
