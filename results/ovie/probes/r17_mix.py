@@ -13,27 +13,15 @@ from pathlib import Path
 
 from proceedings.core.runtime import load_checkpoint, seed_everything
 from proceedings.ovie import experiment as e
-from proceedings.ovie.camera import intrinsics
 from proceedings.ovie.depth import load_estimator
 from proceedings.ovie.metrics import paired_bootstrap
-from proceedings.ovie.networks import NovelViewNet
 
 start_wall, start_cpu = time.time(), time.process_time()
 seed = int(sys.argv[1])
 cfg = replace(e.experiment_config("small", seed), ablations=True, mix_rows=("AB", "AC"))
 folder = e.run_folder(cfg, seed)
 
-
-def finished(arm: str) -> NovelViewNet:
-    state = load_checkpoint(folder / f"{arm}.pt")
-    if state is None or state["step"] != cfg.train.steps:
-        sys.exit(f"{arm} is not a finished {cfg.train.steps}-step arm in {folder}; not retraining it here")
-    net = NovelViewNet(cfg.size, intrinsics(cfg.size), cfg.arch)
-    net.load_state_dict(state["ema"])
-    return net
-
-
-arms = {arm: finished(arm) for arm in ("mv", "ovie", "ovie_A_only")}
+arms = {arm: e.finished_arm(cfg, seed, arm) for arm in ("mv", "ovie", "ovie_A_only")}
 seed_everything(seed)
 sets = e.datasets(cfg, seed)
 estimator = load_estimator(cfg.depth, cfg.estimator)

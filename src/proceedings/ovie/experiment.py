@@ -23,7 +23,7 @@ import torch
 from proceedings.core.errors import ProceedingsError
 from proceedings.core.models import cache_root
 from proceedings.core.results import Result, artifact_dir, results_root
-from proceedings.core.runtime import check_scale, seed_everything
+from proceedings.core.runtime import check_scale, load_checkpoint, seed_everything
 from proceedings.ovie.baselines import copy_source, warp_inpaint
 from proceedings.ovie.camera import intrinsics
 from proceedings.ovie.depth import EstimatorConfig, OracleDepth, abs_rel, load_estimator, train_tiny
@@ -70,7 +70,7 @@ class ExperimentConfig:
     bench_seconds: float = 0.2  # CPU seconds per timing
     bootstrap: int = 2000
     ablations: bool = False  # rows outside the verdict: no mask, no GAN, A singles only
-    mix_rows: tuple[str, ...] = ()  # rows outside the verdict: OVIE on a named subset of the single-image worlds ("AB")
+    mix_rows: tuple[str, ...] = ()  # rows outside the verdict: OVIE on a named subset of the single-image worlds ("AB", "A:750")
     resume: bool = False  # keep each arm's checkpoint in a run folder (staged runs)
 
 
@@ -158,12 +158,25 @@ def train_arm(name: str, cfg: ExperimentConfig, train: TrainConfig, data, featur
     return trainer
 
 
-def mixed_singles(cfg: ExperimentConfig, sets: dict, worlds: str = "ABC") -> dict[str, np.ndarray]:
-    """The training singles of `worlds`, topped up to `cfg.singles` with equal shares of more singles of each named
-    world (seeds 900 + seed), so every subset row has OVIE's example count; per world: training set, then extras."""
+def finished_arm(cfg: ExperimentConfig, seed: int, name: str) -> NovelViewNet:
+    """The EMA weights of an arm that finished all its steps in the run folder (probes re-score such arms, never
+    retrain them): one error otherwise."""
+    state = load_checkpoint(run_folder(cfg, seed) / f"{name}.pt")
+    if state is None or state["step"] != cfg.train.steps:
+        raise ProceedingsError(f"{name} is not a finished {cfg.train.steps}-step arm in {run_folder(cfg, seed)}")
+    net = NovelViewNet(cfg.size, intrinsics(cfg.size), cfg.arch)
+    net.load_state_dict(state["ema"])
+    return net
+
+
+def mixed_singles(cfg: ExperimentConfig, sets: dict, worlds: str = "ABC", total: int | None = None) -> dict[str, np.ndarray]:
+    """The training singles of `worlds`, topped up to `total` (default `cfg.singles`: OVIE's example count) with equal
+    shares of more singles of each named world (seeds 900 + seed); per world: training set, then extras."""
     if not worlds or len(set(worlds)) != len(worlds) or not set(worlds) <= set("ABC"):
         raise ProceedingsError(f"a training mix names distinct worlds among A, B, C, got '{worlds}'")
-    missing = cfg.singles - sum(len(sets[f"singles_{w}"]["rgb"]) for w in worlds)
+    own = sum(len(sets[f"singles_{w}"]["rgb"]) for w in worlds)
+    if (missing := (cfg.singles if total is None else total) - own) < 0:
+        raise ProceedingsError(f"a mix of {total} single images cannot hold the {own} training singles of '{worlds}'")
     parts = []
     for i, w in enumerate(worlds):
         parts.append(sets[f"singles_{w}"])
@@ -172,9 +185,10 @@ def mixed_singles(cfg: ExperimentConfig, sets: dict, worlds: str = "ABC") -> dic
     return {k: np.concatenate([part[k] for part in parts]) for k in ("rgb", "depth", "valid")}
 
 
-def pseudo_pairs(cfg: ExperimentConfig, sets: dict, estimator, worlds: str = "ABC", masked: bool = True) -> PseudoPairs:
+def pseudo_pairs(cfg: ExperimentConfig, sets: dict, estimator, worlds: str = "ABC", masked: bool = True,
+                 total: int | None = None) -> PseudoPairs:
     """OVIE's data: the singles of `worlds` with the frozen estimator's depth (estimated once: it is frozen)."""
-    singles = mixed_singles(cfg, sets, worlds)
+    singles = mixed_singles(cfg, sets, worlds, total)
     depth, valid = estimator.estimate(singles)
     return PseudoPairs(singles["rgb"], depth, valid, intrinsics(cfg.size), cfg.sampler, cfg.radius, masked, cfg.sky_depth_m)
 
@@ -279,12 +293,23 @@ def ablations(cfg: ExperimentConfig, sets: dict, estimator, features, seed: int)
             "ovie_no_mask": train_arm("ovie_no_mask", cfg, gan, pseudo_pairs(cfg, sets, estimator, masked=False), features, seed).ema}
 
 
+def mix_row(row: str) -> tuple[str, int | None]:
+    """A `mix_rows` entry: the worlds, then optionally ':N' single images in all ("A:750"; default OVIE's count)."""
+    worlds, colon, total = row.partition(":")
+    if colon and not (total.isdigit() and int(total) > 0):
+        raise ProceedingsError(f"a training mix is WORLDS or WORLDS:N with N > 0 single images, got '{row}'")
+    return worlds, int(total) if total else None
+
+
 def mix_arms(cfg: ExperimentConfig, sets: dict, estimator, features, seed: int) -> dict[str, NovelViewNet]:
     """Rows outside the verdict: OVIE (GAN, mask) trained on each named subset of the worlds in `cfg.mix_rows`
-    ("AB", "AC": which world of the paper's in-the-wild mix costs OVIE on A)."""
-    gan = replace(cfg.train, gan_weight=cfg.gan_weight)
-    return {f"ovie_{worlds}": train_arm(f"ovie_{worlds}", cfg, gan, pseudo_pairs(cfg, sets, estimator, worlds), features,
-                                        seed).ema for worlds in cfg.mix_rows}
+    ("AB", "AC": which world of the paper's in-the-wild mix costs OVIE on A; "A:750", arm `ovie_A750`: A+C's A data
+    alone), all at OVIE's steps and batch."""
+    gan, arms = replace(cfg.train, gan_weight=cfg.gan_weight), {}
+    for worlds, total in map(mix_row, cfg.mix_rows):
+        name = f"ovie_{worlds}{total or ''}"
+        arms[name] = train_arm(name, cfg, gan, pseudo_pairs(cfg, sets, estimator, worlds, total=total), features, seed).ema
+    return arms
 
 
 MIX_MARGIN_DB = 0.3  # round 17's reading margin (README), fixed before the A+B and A+C rows were run
@@ -300,6 +325,16 @@ def which_world_hurts(psnr: dict[str, float], margin: float = MIX_MARGIN_DB) -> 
     gap = psnr["ovie_AB"] - psnr["ovie_AC"]
     worse = "B" if gap <= -margin else "C" if gap >= margin else None
     return "both (or halving A's share)" + (f"; {worse} hurts more" if worse else "")
+
+
+def what_costs_a_plus_c(psnr: dict[str, float], margin: float = MIX_MARGIN_DB) -> str:
+    """Round 18's rule, fixed before the run: A+C trails A-only; OVIE on A+C's 750 A singles alone (`ovie_A750`) tells
+    whether C costs (A750 ≥ A+C + margin) and whether halving A's data costs (A750 ≤ A-only − margin)."""
+    c_costs = psnr["ovie_A750"] >= psnr["ovie_AC"] + margin
+    halving_costs = psnr["ovie_A750"] <= psnr["ovie_A_only"] - margin
+    return {(True, False): "C costs (halving A's data does not)", (False, True): "halving A's data costs (C does not)",
+            (True, True): "both C and halving A's data cost", (False, False): "not separated at this margin"}[
+        (c_costs, halving_costs)]
 
 
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
