@@ -71,18 +71,23 @@ def _minilm():
 
 
 def token_states(texts: list[str]):
-    """Per text: MiniLM last-layer token states (n_tokens, 384) without padding, [CLS] included."""
+    """Per text: MiniLM last-layer token states (n_tokens, 384) without padding, [CLS] included. A call with the
+    same texts in the same order (each arm's `Featurizer.warm`) is answered from memory: the padding of a call
+    moves its states at float rounding, so only the whole call is reused."""
+    return list(_token_states(tuple(texts))) if texts else []
+
+
+@lru_cache(maxsize=16)
+def _token_states(texts: tuple[str, ...]) -> tuple:
     import torch
 
     tokenizer, model = _minilm()
-    if not texts:
-        return []
     encoded = tokenizer.encode_batch(texts)
     ids = torch.tensor([e.ids for e in encoded])
     mask = torch.tensor([e.attention_mask for e in encoded])
     with torch.no_grad():
         states = model(ids, mask)
-    return [s[: int(m.sum())].clone() for s, m in zip(states, mask)]
+    return tuple(s[: int(m.sum())].clone() for s, m in zip(states, mask))
 
 
 def sentence_embeddings(sentences: list[str]):
