@@ -123,9 +123,14 @@ def test_a_pose_cached_in_meeko_atom_order_is_renamed_not_docked_again(tmp_path)
     assert pose["energy"] == -7.5 and bonds(pose).max() < 1.6
 
 
-def _spin():
-    while True:
+def _spin(cpu_s: float = 10.0) -> str:
+    """Burns `cpu_s` CPU seconds (a stand-in for a docking that will not end soon), then answers."""
+    import time
+
+    end = time.process_time() + cpu_s
+    while time.process_time() < end:
         pass
+    return "spun"
 
 
 def _fail():
