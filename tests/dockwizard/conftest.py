@@ -2,6 +2,20 @@ import pytest
 
 from proceedings.core.errors import ProceedingsError
 
+from .ccd_subset import SUBSET
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ccd_subset():
+    """Each module reads the CCD cut of `ccd_subset.py` (the same records) and gives biotite its whole CCD back;
+    the whole CCD's path is the fixture's value."""
+    from biotite.structure.info import ccd
+
+    whole = ccd._CCD_FILE  # biotite keeps the path only here
+    ccd.set_ccd_path(SUBSET)
+    yield whole
+    ccd.set_ccd_path(whole)
+
 
 @pytest.fixture(scope="session")
 def pdb_folder():

@@ -49,7 +49,7 @@ def fake_tools(monkeypatch):
 
     docked = []
 
-    def dock(c, code, seed):
+    def dock(c, code, seed, report=None):
         docked.append((c.name, code))
         return {"energy": -5.0 if (c.name, code) == ("B", "L1") else -7.0, "names": ["C1"], "elements": ["C"],
                 "xyz": [[float(len(docked)), 0.0, 0.0]]}
@@ -121,3 +121,27 @@ def test_a_pose_cached_in_meeko_atom_order_is_renamed_not_docked_again(tmp_path)
     cache.path("dock", {"scaffold": "6WQA_ZMA", "ligand": "ZMA", "seed": 0}).write_text(json.dumps(format1))
     pose = _docked_or_renamed(cache, Complex("6WQA_ZMA", [], None), "ZMA", 0)  # no receptor: docking would fail
     assert pose["energy"] == -7.5 and bonds(pose).max() < 1.6
+
+
+def _spin(cpu_s: float = 10.0) -> str:
+    """Burns `cpu_s` CPU seconds (a stand-in for a docking that will not end soon), then answers."""
+    import time
+
+    end = time.process_time() + cpu_s
+    while time.process_time() < end:
+        pass
+    return "spun"
+
+
+def _fail():
+    raise ProceedingsError("no receptor")
+
+
+def test_a_docking_past_its_cpu_limit_is_stopped_and_counted_as_not_docked():
+    """Spec §7: Vina gets a time limit per pose; the limit is CPU seconds, so it falls alike under any load."""
+    from proceedings.dockwizard.builder import cpu_capped
+
+    assert cpu_capped(sum, ((1, 2),), 5) == (True, 3)
+    assert cpu_capped(_spin, (), 1) == (False, None)
+    with pytest.raises(ProceedingsError, match="no receptor"):  # an error is not a timeout
+        cpu_capped(_fail, (), 5)

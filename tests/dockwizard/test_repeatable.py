@@ -58,7 +58,7 @@ def test_vina_gets_a_nonzero_seed_and_one_cpu_when_scoring_and_when_docking(monk
     with pytest.raises(_StopAtVina):
         docking.vina_scores(few.residues, mol, seed=0)
     with pytest.raises(_StopAtVina):
-        builder.dock(few, "ZMA", seed=0)
+        builder.vina_dock(few, "ZMA", seed=0)
     assert [(k["seed"], k["cpu"]) for k in seen] == [(1, 1), (1, 1)]
 
 

@@ -22,7 +22,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import multiprocessing
 import random
+import resource
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -60,6 +62,7 @@ DOCK_THRESHOLD = -6.0  # kcal/mol: keep a docked pose only below this (spec §4.
 # cached docked poses: 2 = coordinates in the CCD's atom order (format 1, before 2026-12-02 21:00 UTC, kept meeko's
 # SMILES order under the CCD's names: every docked pose's atoms were scrambled; `renamed_pose` mends them)
 POSE_FORMAT = 2
+DOCK_CPU_S = 300  # CPU seconds a docking may take (spec §7: Vina per pose 300 s); past it, counted as not docked
 
 
 def native_complexes(ids: list[str]) -> tuple:
@@ -89,6 +92,7 @@ class BuildReport:
     ligands: int = 0  # ligands finished (all asked for, unless a time limit stopped the build)
     cache_hits: int = 0
     computed: dict = field(default_factory=dict)  # items made by this run, per kind (dock, distil, native)
+    over_cpu_limit: list = field(default_factory=list)  # dockings stopped at DOCK_CPU_S ("ligand->scaffold")
     seconds: dict = field(default_factory=dict)  # wall seconds per stage
     wall_s: float = 0.0
     cpu_s: float = 0.0  # this process and its finished children (LigandMPNN)
@@ -204,7 +208,7 @@ def _docked_or_renamed(cache: ItemCache, c: Complex, code: str, seed: int) -> di
     if format1.exists():
         old = json.loads(format1.read_text())
         return renamed_pose(old, code) if old is not None else None
-    return dock(c, code, seed)
+    return dock(c, code, seed, cache.report)
 
 
 def _native(out: Path, file: str, code: str, copy: int, text: str) -> tuple[Complex, str]:
@@ -260,7 +264,48 @@ def druglike_ligands(n: int, candidates: int, seed: int) -> list[str]:
     return chosen
 
 
-def dock(c: Complex, code: str, seed: int) -> dict | None:
+def dock(c: Complex, code: str, seed: int, report: BuildReport | None = None) -> dict | None:
+    """`vina_dock` in a child process held to DOCK_CPU_S CPU seconds (CPU, not wall: the same under any load);
+    None, cached like a failed embedding, when it runs past them."""
+    finished, value = cpu_capped(vina_dock, (c, code, seed), DOCK_CPU_S)
+    if not finished:
+        log.warning("docking %s into %s passed %d CPU-s: counted as not docked", code, c.name, DOCK_CPU_S)
+        if report is not None:
+            report.over_cpu_limit.append(f"{code}->{c.name}")
+    return value
+
+
+def cpu_capped(fn, args: tuple, cpu_s: int):
+    """(True, fn(*args)) from a forked child limited to `cpu_s` CPU seconds, (False, None) if the limit killed it;
+    the child's exceptions are raised here."""
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_run_capped, args=(send, fn, args, cpu_s))
+    child.start()
+    send.close()
+    try:
+        ok, value = receive.recv()
+    except EOFError:  # SIGXCPU (or SIGKILL) ended the child before it answered
+        return False, None
+    finally:
+        child.join()
+    if not ok:
+        raise value
+    return True, value
+
+
+def _run_capped(send, fn, args: tuple, cpu_s: int) -> None:
+    try:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU would dump core
+        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        soft = cpu_s if hard == resource.RLIM_INFINITY else min(cpu_s, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))  # a forked child's CPU time starts at 0
+        send.send((True, fn(*args)))
+    except Exception as err:  # noqa: BLE001 - handed to the parent, which raises it
+        send.send((False, err))
+
+
+def vina_dock(c: Complex, code: str, seed: int) -> dict | None:
     """Vina docking of a CCD ligand into the pocket (box around the native ligand), seeded; the top pose."""
     import tempfile
 
