@@ -117,10 +117,11 @@ def resolve_overlaps(masks: dict[int, np.ndarray], depth0: np.ndarray) -> dict[i
     if not masks or (np.sum(list(masks.values()), axis=0) <= 1).all():
         return masks
     log.warning("masks overlap; painted far to near (median depth), the nearer object keeps each shared pixel")
-    owner = np.zeros(depth0.shape, int)
-    for obj in sorted(masks, key=lambda i: -float(np.median(depth0[masks[i]]))):
-        owner[masks[obj]] = obj
-    return {obj: owner == obj for obj in masks if (owner == obj).any()}
+    ids = list(masks)
+    owner = np.full(depth0.shape, -1)  # index into ids; -1 = no object (an id may be 0)
+    for k in sorted(range(len(ids)), key=lambda k: -float(np.median(depth0[masks[ids[k]]]))):
+        owner[masks[ids[k]]] = k
+    return {obj: owner == k for k, obj in enumerate(ids) if (owner == k).any()}
 
 
 def parse_traj(text: str, masks: dict[int, np.ndarray], width: int, height: int, backend: str = "unet") -> dict:
