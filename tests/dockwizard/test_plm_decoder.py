@@ -46,6 +46,7 @@ def test_only_lora_weights_of_the_protein_lm_train_and_one_step_reaches_them(plm
     assert all(g is None for name, g in grads.items() if "lora_" not in name)  # pretrained weights frozen
     assert any(g is not None and g.abs().sum() > 0 for name, g in grads.items() if "lora_B" in name)
     assert plm_model.plm.prefix.weight.grad.abs().sum() > 0  # the global memory reaches the LM as a prompt
+    assert all(block.gate.grad.abs() > 0 for block in plm_model.plm.inject)  # every block's injection is in the graph
     plm_model.zero_grad()
 
 
@@ -56,6 +57,16 @@ def test_the_protein_lm_decoder_writes_canonical_pockets_of_the_right_length(plm
                                             generator=torch.Generator().manual_seed(0))
     assert [len(d) for d in designs] == [len(s.pocket) for s in samples]
     assert all(set(d) <= set(AMINO_ACIDS) for d in designs)
+
+
+def test_a_saved_protein_lm_model_loads_to_the_same_designs(plm_model, tmp_path):
+    samples = load_samples()[:2]
+    batch, lengths = Featurizer("masked").batch(samples), [len(s.pocket) for s in samples]
+    plm_model.eval().save(tmp_path)
+    loaded = DockWizard.from_pretrained(tmp_path)
+    with torch.no_grad():
+        assert loaded.generate(batch, lengths, generator=torch.Generator().manual_seed(1)) == \
+            plm_model.generate(batch, lengths, generator=torch.Generator().manual_seed(1))
 
 
 def test_a_missing_protein_lm_is_one_error_naming_its_path(tmp_path):

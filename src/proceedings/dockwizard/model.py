@@ -157,8 +157,17 @@ class DockWizard(nn.Module):
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         (directory / "config.json").write_text(json.dumps(asdict(self.config), indent=1))
-        save_file({k: v.contiguous() for k, v in self.state_dict().items()}, str(directory / "model.safetensors"))
+        pretrained = self.pretrained_keys()
+        save_file({k: v.contiguous() for k, v in self.state_dict().items() if k not in pretrained},
+                  str(directory / "model.safetensors"))
         return directory
+
+    def pretrained_keys(self) -> set[str]:
+        """The protein LM's frozen weights (decoder "plm"): loaded from plm_path, never saved."""
+        if self.config.decoder != "plm":
+            return set()
+        return {f"plm.lm.{name}" for name, p in self.plm.lm.named_parameters(remove_duplicate=False)
+                if not p.requires_grad}
 
     @classmethod
     def from_pretrained(cls, directory: Path | str) -> "DockWizard":
@@ -170,7 +179,10 @@ class DockWizard(nn.Module):
                                    "`proceedings dockwizard train`")
         raw = json.loads((directory / "config.json").read_text())
         model = cls(ModelConfig(**{**raw, "conditions": tuple(raw["conditions"])}))
-        model.load_state_dict(load_file(str(directory / "model.safetensors")))
+        missing, unexpected = model.load_state_dict(load_file(str(directory / "model.safetensors")), strict=False)
+        if unexpected or set(missing) - model.pretrained_keys():
+            raise ProceedingsError(f"'{directory}' does not hold this model's weights: missing "
+                                   f"{sorted(set(missing) - model.pretrained_keys())[:3]}, unexpected {unexpected[:3]}")
         return model.eval()
 
 
