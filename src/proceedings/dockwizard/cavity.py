@@ -10,10 +10,12 @@ On any convex or flat protein no line through an outside point meets protein twi
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
+from proceedings.core.errors import ProceedingsError
 from proceedings.dockwizard.structures import Complex, Ligand, Residue, _min_distance
 
 GRID = 1.0  # Å, LIGSITE's spacing
@@ -61,11 +63,7 @@ def find_cavities(residues: list[Residue], top: int = 3) -> list[Cavity]:
 def cavity_complex(scaffold: Complex) -> Complex:
     """A ligand-free scaffold posed for the builder: bound peptides taken out, its largest cavity's points
     standing in for the ligand (they centre the docking box and the 12 Å shell), named '<id>-cav1'."""
-    from proceedings.core.errors import ProceedingsError
-
-    lengths: dict[str, int] = {}
-    for r in scaffold.residues:
-        lengths[r.chain] = lengths.get(r.chain, 0) + 1
+    lengths = Counter(r.chain for r in scaffold.residues)
     residues = [r for r in scaffold.residues if lengths[r.chain] >= PEPTIDE]
     cavities = find_cavities(residues, top=1)
     if not cavities:
