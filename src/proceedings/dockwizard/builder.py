@@ -289,7 +289,12 @@ def dock(c: Complex, code: str, seed: int, report: BuildReport | None = None) ->
 
 def cpu_capped(fn, args: tuple, cpu_s: int):
     """(True, fn(*args)) from a forked child limited to `cpu_s` CPU seconds, (False, None) if the limit killed it;
-    the child's exceptions are raised here."""
+    the child's exceptions are raised here. A shell limit below `cpu_s` is refused: what it stopped would be counted
+    (and cached) as past `cpu_s`."""
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    if hard != resource.RLIM_INFINITY and hard < cpu_s:
+        raise ProceedingsError(f"this shell limits a process to {hard} CPU-s (`ulimit -t`), below the {cpu_s} CPU-s a "
+                               "docking may take; raise the limit")
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     child = context.Process(target=_run_capped, args=(send, fn, args, cpu_s))
@@ -310,8 +315,7 @@ def _run_capped(send, fn, args: tuple, cpu_s: int) -> None:
     try:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU would dump core
         hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-        soft = cpu_s if hard == resource.RLIM_INFINITY else min(cpu_s, hard)
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))  # a forked child's CPU time starts at 0
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, hard))  # a forked child's CPU time starts at 0
         send.send((True, fn(*args)))
     except Exception as err:  # noqa: BLE001 - handed to the parent, which raises it
         send.send((False, err))
