@@ -48,6 +48,7 @@ def test_4zhl_without_its_peptide_is_docked_into_the_s1_pocket_of_upa(pdb_folder
     from proceedings.dockwizard.structures import read_complex
 
     scaffold = read_complex(pdb_folder / "4ZHL.cif", None)
+    assert find_cavities(scaffold.residues) == []  # with its peptide bound the pocket is full
     posed = cavity_complex(scaffold).shell()
     assert posed.name == "4ZHL-cav1" and {r.chain for r in posed.residues} == {"U"}
     assert {"U189", "U195", "U216", "U226"} <= set(posed.pocket())
