@@ -145,3 +145,15 @@ def test_a_docking_past_its_cpu_limit_is_stopped_and_counted_as_not_docked():
     assert cpu_capped(_spin, (), 1) == (False, None)
     with pytest.raises(ProceedingsError, match="no receptor"):  # an error is not a timeout
         cpu_capped(_fail, (), 5)
+
+
+def test_a_shell_cpu_limit_below_the_dockings_is_refused_not_taken_for_a_timeout(monkeypatch):
+    """`ulimit -t 50` once stopped a docking at 50 CPU-s that the build then cached as past its 300."""
+    import resource
+
+    from proceedings.dockwizard import builder
+
+    monkeypatch.setattr(builder.resource, "getrlimit", lambda which: (50, 50) if which == resource.RLIMIT_CPU else
+                        resource.getrlimit(which))
+    with pytest.raises(ProceedingsError, match=r"limits a process to 50 CPU-s \(`ulimit -t`\), below the 300"):
+        builder.cpu_capped(sum, ((1, 2),), 300)

@@ -1,7 +1,8 @@
 """The data builder (spec §4.1): real PDB complexes and CCD ligands -> docking-language samples.
 
 1. scaffolds: the biopython 1.88 Tests/PDB complexes, cropped to 12 Å shells; pockets = residues
-   within 5 Å of the native ligand;
+   within 5 Å of the native ligand; a ligand-free scaffold is docked into its largest LIGSITE cavity
+   (`cavity.py`) and gives no native sample;
 2. ligands: a seeded draw of drug-like CCD components, clustered by Morgan fingerprint;
 3. poses: Vina docking (exhaustiveness 4) of each ligand into each pocket; the top pose is kept when
    it scores below the threshold;
@@ -36,6 +37,7 @@ from proceedings.core.progress import progress_bar
 from proceedings.core.runtime import atomic_write_text, stopwatch
 from proceedings.core.staging import past_deadline
 from proceedings.dockwizard.assets import pdb_folder
+from proceedings.dockwizard.cavity import cavity_complex
 from proceedings.dockwizard.data import Sample, save_samples
 from proceedings.dockwizard.docking import ligand_pdbqt, receptor_pdbqt, vina_scores
 from proceedings.dockwizard.docking_text import docking_text
@@ -57,6 +59,15 @@ NATIVE_COMPLEXES = (
     ("7CFN.cif", "FX0", 0, "A membrane transporter that binds small hydrophobic drugs in a central cavity of its "
                            "transmembrane domain."),
 )
+# (file, None, 0, function text): ligand-free scaffolds, asked for by name (`--scaffolds 4ZHL`); 4ZHL's bound
+# peptide (chain P, 12 residues) is taken out, so its S1 pocket is free.
+LIGAND_FREE = (
+    ("1A8O.cif", None, 0, "C-terminal domain of the HIV-1 capsid protein, which forms the dimer interface of the "
+                          "viral capsid lattice."),
+    ("2OFG.cif", None, 0, "N-terminal metal-binding domain of ZiaA, a zinc(II)-transporting P-type ATPase (apo form)."),
+    ("4ZHL.cif", None, 0, "Urokinase-type plasminogen activator, a trypsin-like serine protease whose S1 pocket binds "
+                          "the arginine and lysine side chains of substrates and inhibitors."),
+)
 DOCK_EXHAUSTIVENESS = 4  # spec §4.1 step 3
 DOCK_THRESHOLD = -6.0  # kcal/mol: keep a docked pose only below this (spec §4.1 step 3)
 # cached docked poses: 2 = coordinates in the CCD's atom order (format 1, before 2026-12-02 21:00 UTC, kept meeko's
@@ -66,8 +77,9 @@ DOCK_CPU_S = 300  # CPU seconds a docking may take (spec §7: Vina per pose 300 
 
 
 def native_complexes(ids: list[str]) -> tuple:
-    """The NATIVE_COMPLEXES whose PDB ids are named (all for none); an unknown id is a one-line error."""
-    known = {entry[0].split(".")[0]: entry for entry in NATIVE_COMPLEXES}
+    """The NATIVE_COMPLEXES and LIGAND_FREE scaffolds whose PDB ids are named (all NATIVE_COMPLEXES for none);
+    an unknown id is a one-line error."""
+    known = {entry[0].split(".")[0]: entry for entry in NATIVE_COMPLEXES + LIGAND_FREE}
     wanted = [i.strip().upper() for i in ids]
     unknown = [i for i in wanted if i not in known]
     if unknown:
@@ -161,7 +173,7 @@ def _build(out: Path, config: BuildConfig, judge, deadline: float | None, report
     cache = ItemCache(out, report)
     with _timed(report, "scaffolds"):
         natives = [_native(out, file, code, copy, text) for file, code, copy, text in config.complexes]
-    samples = [_native_sample(cache, c, text) for c, text in natives]  # cluster -1: never held out
+    samples = [_native_sample(cache, c, text) for c, text in natives if c.ligand.code]  # cluster -1: never held out
     with _timed(report, "ligands"):
         ligands = druglike_ligands(config.ligands, config.candidates, config.seed)
     made = grow(cache, natives, ligands, judge, config, deadline)
@@ -211,9 +223,9 @@ def _docked_or_renamed(cache: ItemCache, c: Complex, code: str, seed: int) -> di
     return dock(c, code, seed, cache.report)
 
 
-def _native(out: Path, file: str, code: str, copy: int, text: str) -> tuple[Complex, str]:
+def _native(out: Path, file: str, code: str | None, copy: int, text: str) -> tuple[Complex, str]:
     full = read_complex(pdb_folder() / file, code, copy)
-    shell = full.shell()
+    shell = (full if code else cavity_complex(full)).shell()
     write_pdb(out / "scaffolds" / f"{shell.name}.pdb", shell.residues)
     return shell, text
 
@@ -277,7 +289,12 @@ def dock(c: Complex, code: str, seed: int, report: BuildReport | None = None) ->
 
 def cpu_capped(fn, args: tuple, cpu_s: int):
     """(True, fn(*args)) from a forked child limited to `cpu_s` CPU seconds, (False, None) if the limit killed it;
-    the child's exceptions are raised here."""
+    the child's exceptions are raised here. A shell limit below `cpu_s` is refused: what it stopped would be counted
+    (and cached) as past `cpu_s`."""
+    hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    if hard != resource.RLIM_INFINITY and hard < cpu_s:
+        raise ProceedingsError(f"this shell limits a process to {hard} CPU-s (`ulimit -t`), below the {cpu_s} CPU-s a "
+                               "docking may take; raise the limit")
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     child = context.Process(target=_run_capped, args=(send, fn, args, cpu_s))
@@ -298,8 +315,7 @@ def _run_capped(send, fn, args: tuple, cpu_s: int) -> None:
     try:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU would dump core
         hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-        soft = cpu_s if hard == resource.RLIM_INFINITY else min(cpu_s, hard)
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))  # a forked child's CPU time starts at 0
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, hard))  # a forked child's CPU time starts at 0
         send.send((True, fn(*args)))
     except Exception as err:  # noqa: BLE001 - handed to the parent, which raises it
         send.send((False, err))

@@ -65,7 +65,9 @@ def data_build(out: Path = typer.Option(None, help="Build folder (default: the c
                ligands: int = typer.Option(12, help="Drug-like CCD ligands drawn and docked into every pocket."),
                designs: int = typer.Option(2, help="LigandMPNN designs packed per docked ligand (Vina-best kept)."),
                scaffolds: str = typer.Option("", help="Comma-separated PDB ids of the complexes to use, e.g. "
-                                                       "6WQA,4CUP (default: all)."),
+                                                       "6WQA,4CUP (default: 6WQA,4CUP,7CFN); ligand-free "
+                                                       "scaffolds 1A8O, 2OFG, 4ZHL are docked into their largest "
+                                                       "cavity."),
                seed: int = typer.Option(0),
                max_minutes: float = typer.Option(None, help="Start no docking after this many minutes (a lane "
                                                              "piece): the finished ligands are written; rerun to go on.")
@@ -89,6 +91,9 @@ def data_build(out: Path = typer.Option(None, help="Build folder (default: the c
 def train(arm: str = typer.Option("dockwizard", help="dockwizard | function_only | no_router | full_text"),
           scale: str = typer.Option("tiny", help="Preset for sizes and steps (tiny|small|paper)."),
           out: Path = typer.Option(Path("dockwizard-model"), help="Output directory (config + safetensors)."),
+          plm_path: Path = typer.Option(None, help="A Hugging Face protein LM's folder (e.g. ESM-2's): use it with "
+                                                   "LoRA as the decoder (default: the scratch decoder; paper: "
+                                                   "$PROCEEDINGS_DOCKWIZARD_PLM)."),
           seed: int = typer.Option(0)) -> None:
     """Train one arm on the preset's training split and save it."""
     from dataclasses import replace
@@ -99,6 +104,8 @@ def train(arm: str = typer.Option("dockwizard", help="dockwizard | function_only
     if arm not in ARMS:
         raise ProceedingsError(f"unknown arm '{arm}'; choose one of: {', '.join(ARMS)}")
     config = replace(CONFIGS[scale], seed=seed)
+    if plm_path is not None:
+        config = replace(config, decoder="plm", plm_path=str(plm_path))
     train_set, _ = split_by_cluster(load_samples(data_root(config)), config.held_out_clusters, seed)
     trained = train_arm(arm, train_set, config)
     trained.model.save(out)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -61,6 +62,18 @@ class Config:
     data: str = ""  # build folder; "" = the committed fixture
     resume: bool = False  # keep checkpoints, designs and judged rows in a run folder (lane-A pieces)
     seed: int = 0
+    decoder: str = "scratch"  # "plm": a Hugging Face protein LM with LoRA (paper); its folder: plm_path or PLM_ENV
+    plm_path: str = ""
+
+
+PLM_ENV = "PROCEEDINGS_DOCKWIZARD_PLM"  # the protein LM's local folder when the config names none
+
+
+def plm_path(config: Config) -> str:
+    """The folder of the paper preset's protein LM: the config's, else $PROCEEDINGS_DOCKWIZARD_PLM, else the cache's plm/."""
+    from proceedings.dockwizard.assets import cache_dir
+
+    return config.plm_path or os.environ.get(PLM_ENV) or str(cache_dir() / "plm")
 
 
 CONFIGS = {
@@ -73,7 +86,8 @@ CONFIGS = {
                     held_out_clusters=17, ligandmpnn_arm=True, redock=("4CUP-HDT", "4CUP-MOI"),
                     data="small", resume=True),
     "paper": Config(d=512, layers=12, heads=8, steps=20000, batch=64, lr=3e-4, conditions=200, designs=8,
-                    held_out_clusters=40, arms=tuple(ARMS), ligandmpnn_arm=True, data="paper", resume=True),
+                    held_out_clusters=40, arms=tuple(ARMS), ligandmpnn_arm=True, data="paper", resume=True,
+                    decoder="plm"),
 }
 
 
@@ -137,6 +151,7 @@ MATCHED = ("architecture, parameter count (function-only keeps the unused dockin
 def train_arm(arm: str, samples: list[Sample], config: Config, checkpoint: Path | None = None):
     use, docking, router = ARMS[arm]
     model_config = ModelConfig(d=config.d, layers=config.layers, heads=config.heads, router=router,
+                               decoder=config.decoder, plm_path=plm_path(config) if config.decoder == "plm" else "",
                                **({"conditions": use} if use else {}))
     return train(samples, model_config, TrainConfig(config.steps, config.batch, config.lr, config.seed,
                                                     checkpoint_every=CHECKPOINT_EVERY),
