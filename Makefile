@@ -7,6 +7,10 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-16)
 export PROCEEDINGS_THREADS ?= 1
+# Bytecode caches are written into .venv even where the shell sets PYTHONDONTWRITEBYTECODE: with it, the warm-up,
+# both test workers and every CLI subprocess compile torch and transformers again (dockwizard's tests: 30 CPU-s
+# instead of 17, round 19); pip installs with --no-compile, so the first import of a module writes its cache.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: setup checkers dockwizard-assets demo test test-all test-durations report clean mobta-feeds
 
