@@ -5,8 +5,11 @@ per prompt so a measurement resumes); a probe's log is committed beside this scr
 Each piece goes under a heavy-lane lock, e.g. `flock /tmp/proceedings-heavy-b.lock python probe.py ...`. Usage:
   probe.py NAME --seed 2 --lr 1e-3 --steps 120 --milestones 0,60,120 [--train-prompts 160] [--kl 1 --gamma 0.8]
            [--schedule cosine|constant] [--first-slot-causal] [--first-slot-ar]
-           [--init PATH] [--prompts 20] [--budget-s 330]
+           [--init PATH] [--prompts 20] [--budget-s 330] [--extend NAME]
 Milestone 0 may come last (e.g. 60,120,0): the starting view is rebuilt and measured with the budget left.
+--extend NAME (round 19) continues a finished probe's run to --steps: its checkpoint and measured milestones are
+copied, and allowed only where every step already taken had the learning rate the longer run would give it (a
+constant schedule, the same warm-up step count, every other setting equal), so the result is the longer run's.
 """
 
 import argparse
@@ -18,13 +21,13 @@ from pathlib import Path
 
 import torch
 
-from proceedings.core.runtime import load_checkpoint, seed_everything
+from proceedings.core.runtime import load_checkpoint, save_checkpoint, seed_everything
 from proceedings.core.speculative import speculative_decode
 from proceedings.orthrus.consensus import DiffusionDrafter
 from proceedings.orthrus.data import loops
 from proceedings.orthrus.dual_view import DiffusionView
 from proceedings.orthrus.experiment import experiment_config, load_workload
-from proceedings.orthrus.training import train_view
+from proceedings.orthrus.training import stable_settings, train_view
 
 p = argparse.ArgumentParser()
 p.add_argument("name")
@@ -42,6 +45,7 @@ p.add_argument("--prompts", type=int, default=20)
 p.add_argument("--budget-s", type=float, default=330)
 p.add_argument("--first-slot-causal", action="store_true")  # round 17: slot 0 not attending to the masks after it
 p.add_argument("--first-slot-ar", action="store_true")  # round 18: ... and computed with the frozen AR projections
+p.add_argument("--extend", default="")  # round 19: a finished probe's name, continued to --steps
 a = p.parse_args()
 t0 = time.perf_counter()
 torch.set_num_threads(1)
@@ -56,11 +60,25 @@ train_cfg = replace(cfg.train, lr=a.lr, steps=a.steps, kl_weight=a.kl, gamma=a.g
 work = load_workload(cfg, a.seed)
 base = work.base
 view = DiffusionView(base, cfg.block_size, a.first_slot_causal, a.first_slot_ar)
+ckpt = home / "train.pt"
+if a.extend and not ckpt.exists():
+    src = Path("/tmp/orthrus-probe") / a.extend
+    state = load_checkpoint(src / "train.pt")
+    old, new = state["config"], stable_settings(train_cfg)
+    same = {k: v for k, v in old.items() if k not in ("steps", "warmup")} == {
+        k: v for k, v in new.items() if k not in ("steps", "warmup")}
+    if not (same and a.schedule == "constant" and state["record"]["steps"] < a.steps
+            and round(old["warmup"] * old["steps"]) == round(a.warmup * a.steps)
+            and state["first_slot_causal"] == view.first_slot_causal and state["first_slot_ar"] == view.first_slot_ar):
+        sys.exit(f"[{a.name}] --extend {a.extend}: the settings or the warm-up steps differ; not a continuation")
+    save_checkpoint(ckpt, {**state, "config": new})
+    old_log = json.loads((src / "log.json").read_text())
+    log.update(extended_from=a.extend, milestones=old_log["milestones"], train=old_log["train"])
+    log_path.write_text(json.dumps(log))
 if a.init:
     state = load_checkpoint(a.init)
     view.load_state_dict(state.get("view", state))
 start = {k: v.clone() for k, v in view.state_dict().items()}  # the untrained (or --init) view
-ckpt = home / "train.pt"
 done = load_checkpoint(ckpt)["record"]["steps"] if ckpt.exists() else 0
 if done:
     view.load_state_dict(load_checkpoint(ckpt)["view"])
