@@ -111,6 +111,8 @@ def _config(scale: str, seed: int, steps: int, operators: str, **generator):
                                f"--shared-head")
     if config.paint_gate and not config.paint_attn:
         raise ProceedingsError("--paint-gate gates the paint attention's colour offset; add --paint-attn")
+    if config.layer_weight and not config.layers:
+        raise ProceedingsError("--layer-weight supervises the object layers; add --layers J (J > 0)")
     return replace(config, steps=steps) if steps else config
 
 
@@ -137,6 +139,9 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
                                           "preset's)."),
           colour_weight: float = typer.Option(None, help="Weight of the end head's colour L1 inside the GT changed "
                                               "region in teacher forcing (0: off; default: the preset's)."),
+          layer_weight: float = typer.Option(None, help="Weight of the object layers' loss against the world's own "
+                                             "split and motions in teacher forcing; needs --layers (0: off; default: "
+                                             "the preset's)."),
           seed: int = typer.Option(0)) -> None:
     """Train the teacher (= B1), B2 and OopsWorld of a preset; rerun the same command to resume."""
     from proceedings.core.runtime import set_threads
@@ -146,7 +151,8 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
     set_threads()
     generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp), ("erase", erase),
                                    ("gated", gated), ("paint_attn", paint_attn), ("paint_gate", paint_gate),
-                                   ("colour_weight", colour_weight)) if v is not None}
+                                   ("colour_weight", colour_weight), ("layer_weight", layer_weight))
+                 if v is not None}
     config = _config(scale, seed, steps, operators, **generator)
     timings: dict = {}
     arms, losses = train_arms(config, training_data(config), timings, checkpoints=out)

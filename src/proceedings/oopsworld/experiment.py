@@ -65,6 +65,7 @@ class Config:
     paint_attn: bool = False  # generator option for every arm: the end head's colour + a 32x32 token attention (r17)
     paint_gate: bool = False  # generator option for every arm: paint_attn's offset times a per-pixel gate (round 18)
     colour_weight: float = 0.0  # teacher forcing, every arm: + end-head colour L1 inside the GT changed region (r18)
+    layer_weight: float = 0.0  # teacher forcing, every arm: + object layers vs the world's split and motions (r19)
     steps: int = 40  # N per arm
     batch: int = 16
     lr: float = 2e-3
@@ -225,7 +226,7 @@ def train_arms(config: Config, data, timings: dict, checkpoints: Path | None = N
     gen_config = generator_config(config)
     half = config.steps // 2
     plain = TrainConfig(config.steps, config.batch, config.lr, config.change_weight, config.end_weight,
-                        config.colour_weight, seed=config.seed)
+                        config.colour_weight, config.layer_weight, seed=config.seed)
     arms, losses = {}, {}
     torch.manual_seed(config.seed)
     with _timed(timings, "teacher", checkpoints):
