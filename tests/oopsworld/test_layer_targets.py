@@ -19,7 +19,7 @@ OPS = ("recolor", "set_time_of_day", "pan", "start_motion")
 
 @pytest.fixture(scope="module")
 def world():
-    episodes = [sample_episode(s, segments=4, stage=None, operators=OPS) for s in range(12)]
+    episodes = [sample_episode(s, segments=4, stage=None, operators=OPS) for s in range(8)]
     return episodes, segment_data(episodes, "structured")
 
 

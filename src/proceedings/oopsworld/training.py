@@ -192,7 +192,8 @@ def stage_pool(data: SegmentData, stage: int) -> np.ndarray:
 class DistillConfig:
     max_rollout: int = 3  # self-rollout segments before the graded chunk, in the last stage
     lambda_gt: float = 0.2  # the small GT term (spec §2.5)
-    curriculum: bool = True
+    curriculum: bool = True  # False: every stage's segments from the first step (the no-curriculum ablation)
+    teacher_surface: str = "explicit"  # the teacher's tokens; "implicit" = the coupled-teacher ablation (spec §2.5)
 
 
 def train_distill(student: ChunkGenerator, teacher: ChunkGenerator, data: SegmentData, config: TrainConfig,
@@ -227,7 +228,7 @@ def train_distill(student: ChunkGenerator, teacher: ChunkGenerator, data: Segmen
         values, mask = data.tokens("implicit", ids)
         pred = student(history, values, mask)
         with torch.no_grad():
-            t_values, t_mask = data.tokens("explicit", ids)
+            t_values, t_mask = data.tokens(distill.teacher_surface, ids)
             teacher_pred = teacher(history, t_values, t_mask)
         last = history[:, -1]
         return (change_weighted_l1(pred, teacher_pred, last, config.change_weight, config.end_weight)
