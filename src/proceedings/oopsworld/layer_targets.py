@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from proceedings.oopsworld.data import Episode
-from proceedings.oopsworld.world import VIEW, render_state, shape_mask, view_axes
+from proceedings.oopsworld.world import VIEW, render_state, shape_mask, trajectory, view_axes
 
 SHIFT_PX = 4.0  # a displacement error of this many pixels costs as much as 1 nat of the split's cross-entropy
 IGNORE = -100  # label of pixels the loss skips (objects beyond the model's J layers)
@@ -59,15 +59,12 @@ def footprints(scene: dict, size: int) -> np.ndarray:
 def segment_targets(scene: dict, program, frames: int, size: int, objects: int) -> tuple[np.ndarray, np.ndarray]:
     """Screen displacements (K, 1 + objects, 2) of the background and of each object of `scene` (by id) in the
     segment's K frames from the segment's start, and which objects exist (objects,)."""
-    after = program.apply(scene, validate=False, max_objects=len(scene["local"]) + len(program.ops))
-    jumps = frozenset(op.target for op in program.ops if op.op == "jump")
     cam0 = scene["global"]["camera"]
     px = size * float(cam0["zoom"]) / VIEW
     start = {o["id"]: np.array(o["pos"], float) for o in scene["local"]}
     ids = sorted(start)[:objects]
     shifts = np.zeros((frames, 1 + objects, 2), np.float32)
-    for k in range(1, frames + 1):
-        state = render_state(scene, after, k / frames, k, jumps)
+    for k, state in enumerate(trajectory(scene, program, frames, len(scene["local"]) + len(program.ops)), 1):
         cam = state["global"]["camera"]
         pan = np.array([cam["x"] - float(cam0["x"]), cam["y"] - float(cam0["y"])])
         shifts[k - 1, 0] = -pan * size * cam["zoom"] / VIEW
