@@ -113,3 +113,11 @@ def test_a_paint_gate_without_the_paint_attention_is_refused(tmp_path):
     result = runner.invoke(app, ["train", "--scale", "tiny", "--paint-gate", "--out", str(tmp_path)])
     assert isinstance(result.exception, ProceedingsError) and "--paint-attn" in str(result.exception)
     assert not any(tmp_path.iterdir())
+
+
+def test_a_layer_weight_without_object_layers_is_refused(tmp_path):
+    from proceedings.core.errors import ProceedingsError
+
+    result = runner.invoke(app, ["train", "--scale", "tiny", "--layer-weight", "0.25", "--out", str(tmp_path)])
+    assert isinstance(result.exception, ProceedingsError) and "--layers" in str(result.exception)
+    assert not any(tmp_path.iterdir())

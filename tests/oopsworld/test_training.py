@@ -8,6 +8,7 @@ import torch
 from proceedings.oopsworld.data import sample_episode
 from proceedings.oopsworld.encoders import structured_bank, structured_vocabulary
 from proceedings.oopsworld.generator import PALETTE, ChunkGenerator, GeneratorConfig, changed_colour_l1, move_layers
+from proceedings.oopsworld.layer_targets import layer_loss
 from proceedings.oopsworld.training import (DistillConfig, Paused, TrainConfig, curriculum_stage, forcing_loss,
                                             segment_data, stage_pool, train_distill, train_forcing)
 from proceedings.oopsworld.taxonomy import FAMILIES
@@ -197,10 +198,11 @@ def test_the_generator_options_of_a_preset_reach_every_arm(data, monkeypatch):
     import proceedings.oopsworld.training as training
     from proceedings.oopsworld.experiment import CONFIGS, train_arms
 
-    calls = []
+    calls, layer_calls = [], []
     monkeypatch.setattr(training, "changed_colour_l1", lambda *a: calls.append(1) or changed_colour_l1(*a))
+    monkeypatch.setattr(training, "layer_loss", lambda *a: layer_calls.append(1) or layer_loss(*a))
     micro = replace(CONFIGS["tiny"], channels=(8, 16, 16), steps=2, batch=2, palette=True, layers=2, ramp=True,
-                    erase=True, gated=True, paint_attn=True, paint_gate=True, colour_weight=1.0)
+                    erase=True, gated=True, paint_attn=True, paint_gate=True, colour_weight=1.0, layer_weight=0.25)
     arms, _ = train_arms(micro, data, {})
     options = {name: (m.config.palette, m.config.layers, m.config.ramp, m.config.erase, m.config.gated,
                       m.config.paint_attn, m.config.paint_gate) for name, m in arms.items()}
@@ -209,6 +211,7 @@ def test_the_generator_options_of_a_preset_reach_every_arm(data, monkeypatch):
     assert all(m.paint_attn.out.out_channels == len(PALETTE) for m in arms.values())
     assert all(m.paint_attn.gate is not None for m in arms.values())
     assert len(calls) == 4  # the colour loss in every teacher-forced step: teacher 2, B2 1 + 1 (distillation: none)
+    assert len(layer_calls) == 4  # so is the layer loss (round 19)
 
 
 def test_with_a_ramp_the_frames_between_fade_in_the_end_states_one_redraw(data):

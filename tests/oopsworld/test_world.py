@@ -1,6 +1,7 @@
 """The sprite world is exact: bit-identical per seed, a segment ends on the render of its end scene,
 and VBench's dynamic-degree rule on Farneback flow tells motion from stillness."""
 
+import copy
 import random
 
 import numpy as np
@@ -8,7 +9,7 @@ import numpy as np
 from proceedings.oopsworld.data import sample_episode, sample_program, sample_scene
 from proceedings.oopsworld.metrics import dynamic_degree
 from proceedings.oopsworld.taxonomy import OPERATORS, Program
-from proceedings.oopsworld.world import advance, render, render_segment
+from proceedings.oopsworld.world import advance, compose, render, render_segment, trajectory
 
 
 def test_rendering_is_bit_identical_per_seed_and_weather_differs_across_seeds():
@@ -32,6 +33,26 @@ def test_every_operators_segment_ends_exactly_on_a_fresh_render_of_its_end_scene
         video, end = render_segment(scene, program, frames=8, seed=3, t0=5)
         assert np.abs(video[-1] - render(end, 13, seed=3)).max() == 0
         assert end == advance(program.apply(scene), 8)
+        seen.add(name)
+    assert len(seen) >= 18
+
+
+def test_each_operators_per_frame_trajectory_is_what_the_segment_renders_and_leaves_the_scene_intact():
+    rng = random.Random(1)
+    seen = set()
+    for trial in range(23):
+        scene = sample_scene(rng)
+        name = sorted(OPERATORS)[trial]
+        try:
+            program = sample_program(rng, scene, (name,), 1, tries=20)
+        except Exception:
+            continue
+        before = copy.deepcopy(scene)
+        states = trajectory(scene, program, frames=4)
+        video, _ = render_segment(scene, program, frames=4, seed=3, t0=5)
+        assert scene == before and len(states) == 4
+        assert all(np.abs(compose(s, 6 + k, 3, 32) - video[k]).max() == 0 for k, s in enumerate(states))
+        assert np.abs(compose(states[0], 9, 3, 32) - video[-1]).max() > 0 or OPERATORS[name].dynamics == 0
         seen.add(name)
     assert len(seen) >= 18
 

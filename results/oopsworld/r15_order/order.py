@@ -9,8 +9,10 @@ change per operator, and on the recolor segments the recoloured body's colour (r
 Round 16 reuses it with GATED=1: the same run with the generator's gated end heads (README, "Round 16"); round 17
 with PAINT_ATTN=1: the end head's colour logits get the 32x32 paint attention (README, "Round 17"); round 18 with
 PAINT_GATE=1 (that attention's offset gated per pixel) or COLOUR=w (the end head's colour L1 inside the GT changed
-region, weight w) (README, "Round 18").
-usage: [SEED=s] [GATED=1] [PAINT_ATTN=1] [PAINT_GATE=1] [COLOUR=w] order.py OUT blocked|interleaved|none STEPS[,READ...]   (a rerun resumes from OUT/b2.ckpt.pt)
+region, weight w) (README, "Round 18"); round 19 with LAYERS=J RAMP=1 LAYER_W=w (J object layers instead of the 8x8
+flow, the in-between frames faded in from the end state's redraw, and the layers' split and motions supervised with
+the world's own, weight w) (README, "Round 19").
+usage: [SEED=s] [GATED=1] [PAINT_ATTN=1] [PAINT_GATE=1] [COLOUR=w] [LAYERS=J RAMP=1 LAYER_W=w] order.py OUT blocked|interleaved|none STEPS[,READ...]   (a rerun resumes from OUT/b2.ckpt.pt)
 A throw-away probe driver kept beside its numbers (README, "Round 15"); nothing in the package imports it."""
 import collections, copy, json, os, sys, time
 from dataclasses import replace
@@ -31,7 +33,9 @@ out, order, reads = Path(sys.argv[1]), sys.argv[2], [int(s) for s in sys.argv[3]
 steps = reads[-1]
 config = replace(CONFIGS["small"], encoder="structured", seed=int(os.environ.get("SEED", "0")),  # SEED: data + init
                  gated=os.environ.get("GATED") == "1", paint_attn=os.environ.get("PAINT_ATTN") == "1",
-                 paint_gate=os.environ.get("PAINT_GATE") == "1", colour_weight=float(os.environ.get("COLOUR", "0")))
+                 paint_gate=os.environ.get("PAINT_GATE") == "1", colour_weight=float(os.environ.get("COLOUR", "0")),
+                 layers=int(os.environ.get("LAYERS", "0")), ramp=os.environ.get("RAMP") == "1",
+                 layer_weight=float(os.environ.get("LAYER_W", "0")))
 out.mkdir(parents=True, exist_ok=True)
 t0, w0 = time.process_time(), time.time()
 data = training_data(config)
@@ -51,7 +55,7 @@ def step(rng, i):
     ids = rng.choice(recolor_pool, config.batch) if is_recolor_step(i) else rng.integers(0, data.count, config.batch)
     history, target = data.chunk(ids)
     values, mask = data.tokens("implicit", ids)
-    return forcing_loss(model, history, target, values, mask, tc)
+    return forcing_loss(model, history, target, values, mask, tc, data.layers.take(ids) if tc.layer_weight else None)
 
 
 easy = build_episodes(range(20_000_000, 20_000_000 + config.easy_episodes), segments=3, stage=4, frames=config.frames,
@@ -101,7 +105,7 @@ def per_op(videos):
 torch.manual_seed(config.seed)
 model = ChunkGenerator(generator_config(config))
 tc = TrainConfig(steps, config.batch, config.lr, config.change_weight, config.end_weight, config.colour_weight,
-                 seed=config.seed)
+                 config.layer_weight, seed=config.seed)
 print(f"setup cpu {time.process_time() - t0:.1f} s, recolor segments in the easy split {len(bodies)}", flush=True)
 for n in reads:
     if (out / f"read_{n}.json").exists():
@@ -113,7 +117,9 @@ for n in reads:
     s = score_videos(videos, easy, readers, with_quality=False).summary(dd_gt)
     row = {"order": order, "gated": config.gated, "paint_attn": config.paint_attn,
            **({"paint_gate": True} if config.paint_gate else {}),
-           **({"colour_weight": config.colour_weight} if config.colour_weight else {}), "step": n, **{k: s[k] for k in ("change_acc", "anchor_acc", "dynamic_degree",
+           **({"colour_weight": config.colour_weight} if config.colour_weight else {}),
+           **({"layers": config.layers, "ramp": config.ramp, "layer_weight": config.layer_weight} if config.layers else {}),
+           "step": n, **{k: s[k] for k in ("change_acc", "anchor_acc", "dynamic_degree",
            "excess_dynamic_degree")}, "dd_gt": round(dd_gt, 3), "change_by_op": per_op(videos),
            "recolor_body": body_colour(videos), "cpu_s_piece": round(time.process_time() - c0, 1)}
     print(json.dumps(row), flush=True)

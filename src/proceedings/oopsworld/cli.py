@@ -111,6 +111,8 @@ def _config(scale: str, seed: int, steps: int, operators: str, **generator):
                                f"--shared-head")
     if config.paint_gate and not config.paint_attn:
         raise ProceedingsError("--paint-gate gates the paint attention's colour offset; add --paint-attn")
+    if config.layer_weight and not config.layers:
+        raise ProceedingsError("--layer-weight supervises the object layers; add --layers J (J > 0)")
     return replace(config, steps=steps) if steps else config
 
 
@@ -137,8 +139,13 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
                                           "preset's)."),
           colour_weight: float = typer.Option(None, help="Weight of the end head's colour L1 inside the GT changed "
                                               "region in teacher forcing (0: off; default: the preset's)."),
+          layer_weight: float = typer.Option(None, help="Weight of the object layers' loss against the world's own "
+                                             "split and motions in teacher forcing; needs --layers (0: off; default: "
+                                             "the preset's)."),
+          ablations: bool = typer.Option(None, "--ablations/--no-ablations", help="Also train the no-curriculum and "
+                                         "coupled-teacher ablations of OopsWorld (default: the preset's)."),
           seed: int = typer.Option(0)) -> None:
-    """Train the teacher (= B1), B2 and OopsWorld of a preset; rerun the same command to resume."""
+    """Train the teacher (= B1), B2 and OopsWorld of a preset (and its ablations); rerun the same command to resume."""
     from proceedings.core.runtime import set_threads
     from proceedings.oopsworld.experiment import training_data, train_arms
     from proceedings.oopsworld.rollout import save_model
@@ -146,7 +153,9 @@ def train(out: Path = typer.Option(..., help="Folder for checkpoints and <arm>.m
     set_threads()
     generator = {k: v for k, v in (("palette", palette), ("layers", layers), ("ramp", ramp), ("erase", erase),
                                    ("gated", gated), ("paint_attn", paint_attn), ("paint_gate", paint_gate),
-                                   ("colour_weight", colour_weight)) if v is not None}
+                                   ("colour_weight", colour_weight), ("layer_weight", layer_weight),
+                                   ("ablations", ablations))
+                 if v is not None}
     config = _config(scale, seed, steps, operators, **generator)
     timings: dict = {}
     arms, losses = train_arms(config, training_data(config), timings, checkpoints=out)
@@ -179,15 +188,20 @@ def eval_cmd(models: Path = typer.Option(..., help="Folder with teacher/b2/oopsw
              out: Path = typer.Option(Path("report.json")),
              operators: str = typer.Option("", help="The operator subset the arms were trained on."),
              seed: int = typer.Option(0)) -> None:
-    """Score trained arms on the preset's benchmark, both surfaces (probes, PSNR, DD, Long-Quality proxy)."""
+    """Score trained arms on the preset's benchmark, both surfaces (probes, PSNR, DD, Long-Quality proxy); when the
+    folder holds the ablations too, also the high-dynamic / composite split's ablation read."""
     from proceedings.core.runtime import atomic_write_text, set_threads
+    from proceedings.oopsworld.ablations import ABLATIONS, score_ablations
     from proceedings.oopsworld.experiment import benchmark_arms
     from proceedings.oopsworld.rollout import load_model
 
     set_threads()
     config = _config(scale, seed, 0, operators)
-    arms = {arm: load_model(models / f"{arm}.model.pt") for arm in ("teacher", "b2", "oopsworld")}
+    names = ("teacher", "b2", "oopsworld", *(a for a in ABLATIONS if (models / f"{a}.model.pt").exists()))
+    arms = {arm: load_model(models / f"{arm}.model.pt") for arm in names}
     report = benchmark_arms(config, arms)
+    if all(a in arms for a in ABLATIONS):
+        report["ablations"] = score_ablations(config, arms)
     atomic_write_text(out, json.dumps(report, indent=1))
     console.print(f"-> {out}")
 

@@ -25,6 +25,7 @@ from proceedings.core.results import Result, artifact_dir
 from proceedings.core.runtime import atomic_write_text, check_scale, set_threads, stopwatch
 from proceedings.core.staging import Paused, budget_deadline
 from proceedings.core.verdict import interval_end
+from proceedings.oopsworld.ablations import ABLATIONS, ablation_setting, score_ablations
 from proceedings.oopsworld.data import build_episodes
 from proceedings.oopsworld.evaluate import (VideoScores, episode_quality, frozen_first_frame, generate, generate_from_gt,
                                             gt_videos, score_videos)
@@ -65,6 +66,8 @@ class Config:
     paint_attn: bool = False  # generator option for every arm: the end head's colour + a 32x32 token attention (r17)
     paint_gate: bool = False  # generator option for every arm: paint_attn's offset times a per-pixel gate (round 18)
     colour_weight: float = 0.0  # teacher forcing, every arm: + end-head colour L1 inside the GT changed region (r18)
+    layer_weight: float = 0.0  # teacher forcing, every arm: + object layers vs the world's split and motions (r19)
+    ablations: bool = False  # also train and read the no-curriculum and coupled-teacher arms (README only)
     steps: int = 40  # N per arm
     batch: int = 16
     lr: float = 2e-3
@@ -107,9 +110,13 @@ def reproduce(scale: str, seed: int = 0) -> Result:
     if deadline is not None and time.time() - started > BENCHMARK_AFTER_S:  # else the benchmark gets a piece of its own
         raise Paused(f"oopsworld {scale}: training finished in this piece; run the same command again for the benchmark")
     report = benchmark_arms(config, arms, timings)
+    if config.ablations:
+        with _timed(timings, "ablations_read", folder):
+            report["ablations"] = score_ablations(config, arms)
     summary, b1 = report["arms"], report["b1_gap"]
     metrics = {**summary["oopsworld"], "gates": report["gates"], "paired": report["paired"],
-               "losses_first_last": losses, "timings": timings}
+               "losses_first_last": losses, "timings": timings,
+               **({"ablations": report["ablations"]} if config.ablations else {})}
     baseline = {"name": "B2 op-SFT (operation prompt, teacher forcing)", **summary["b2"],
                 "b1": {"explicit": summary["b1_explicit"], "implicit": summary["b1_implicit"], **b1}}
     out = artifact_dir("oopsworld", scale)
@@ -225,7 +232,7 @@ def train_arms(config: Config, data, timings: dict, checkpoints: Path | None = N
     gen_config = generator_config(config)
     half = config.steps // 2
     plain = TrainConfig(config.steps, config.batch, config.lr, config.change_weight, config.end_weight,
-                        config.colour_weight, seed=config.seed)
+                        config.colour_weight, config.layer_weight, seed=config.seed)
     arms, losses = {}, {}
     torch.manual_seed(config.seed)
     with _timed(timings, "teacher", checkpoints):
@@ -238,6 +245,7 @@ def train_arms(config: Config, data, timings: dict, checkpoints: Path | None = N
         first = train_forcing(b2, data, "implicit", replace(plain, steps=half), ckpt("b2_first_half"),
                               desc="train B2 (op-SFT), first half", deadline=deadline)
         start = snapshot(b2)
+        ablation_start = snapshot(b2) if config.ablations else None
         rest = train_forcing(b2, data, "implicit", replace(plain, steps=config.steps - half, seed=config.seed + 1),
                              ckpt("b2_second_half"), desc="train B2 (op-SFT), second half", deadline=deadline)
         arms["b2"], losses["b2"] = b2, first + rest
@@ -246,6 +254,12 @@ def train_arms(config: Config, data, timings: dict, checkpoints: Path | None = N
                                 ckpt("oopsworld_distill"), desc="train OopsWorld (decoupled distillation)",
                                 deadline=deadline)
         arms["oopsworld"], losses["oopsworld"] = start, first + distill
+    for name in ABLATIONS if config.ablations else ():
+        teacher, setting = ablation_setting(name, arms, config.distill)
+        with _timed(timings, name, checkpoints):
+            arms[name] = snapshot(ablation_start)
+            losses[name] = first + train_distill(arms[name], teacher, data, replace(plain, steps=config.steps - half),
+                                                 setting, ckpt(name), desc=f"train ablation {name}", deadline=deadline)
     timings["oopsworld_cpu_s"] = round(timings["oopsworld_distill_cpu_s"] + timings["b2_cpu_s"] / 2, 2)
     return arms, {k: [round(v[0], 4), round(float(np.mean(v[-10:])), 4)] for k, v in losses.items()}
 

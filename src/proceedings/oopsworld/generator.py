@@ -24,7 +24,9 @@ head opened on the body but painted the requested colour at chance; the word rea
 `paint_gate` (round 18) multiplies that offset by a per-pixel gate from the same features: with one op token the
 attention's output is one offset for the whole frame, pulled by every pixel where the head opens, so the gate lets
 it act on the recoloured body alone. `forward(..., with_colour=True)` also returns the end head's colour before the
-mask, for the training option that supervises it inside the changed region (`changed_colour_l1`).
+mask, for the training option that supervises it inside the changed region (`changed_colour_l1`);
+`with_layers=True` returns the object layers' split and displacements, which round 19 supervises with the world's
+own masks and motions (`layer_targets`).
 """
 
 from __future__ import annotations
@@ -211,8 +213,11 @@ class ChunkGenerator(nn.Module):
             nn.init.zeros_(self.flow_head.bias)
 
     def forward(self, history: torch.Tensor, token_values: torch.Tensor, token_mask: torch.Tensor,
-                with_colour: bool = False) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        """The K frames (B, K, 3, H, W); `with_colour`: also the end head's colour (B, 3, H, W) before its mask."""
+                with_colour: bool = False, with_layers: bool = False) -> torch.Tensor | tuple:
+        """The K frames (B, K, 3, H, W); `with_colour`: also the end head's colour (B, 3, H, W) before its mask;
+        `with_layers`: also the layer split's logits (B, J+1, H, W) and displacements (B, K, J+1, 2), as a pair."""
+        if with_layers and not self.config.layers:
+            raise ValueError("with_layers reads the object layers; use layers > 0")
         b, _, _, h, w = history.shape
         tokens = self.tokens(token_values)  # (B, L, D)
         last = history[:, -1]
@@ -224,7 +229,7 @@ class ChunkGenerator(nn.Module):
         y1 = self.dec1(torch.cat([self.up1(y2), x1], 1))
         k, pooled = self.config.frames, y3.mean((2, 3))
         if self.config.layers:
-            base = self._layered(last, y1, pooled)
+            base, layer_out = self._layered(last, y1, pooled)
         elif self.config.warp:
             base = self._warped(last, y3)
         else:
@@ -241,7 +246,9 @@ class ChunkGenerator(nn.Module):
             between = self._paint(base[:, :-1], self.between(torch.cat([y1, end, last], 1)).reshape(b, k - 1, -1, h, w),
                                   tint[:, :-1])
         frames = torch.cat([between, end[:, None]], 1)  # (B, K, 3, H, W)
-        return (frames, self._colour(end_paint, tint[:, -1:])[:, 0]) if with_colour else frames
+        extras = (*((self._colour(end_paint, tint[:, -1:])[:, 0],) if with_colour else ()),
+                  *((layer_out,) if with_layers else ()))
+        return (frames, *extras) if extras else frames
 
     def _end_paint(self, features: torch.Tensor, tokens: torch.Tensor, token_values: torch.Tensor,
                    token_mask: torch.Tensor) -> torch.Tensor:
@@ -286,17 +293,21 @@ class ChunkGenerator(nn.Module):
         return tint * torch.einsum("bfphw,pc->bfchw", torch.softmax(paint[:, :, :self.colours], 2),
                                    PALETTE.to(paint))
 
-    def _layered(self, last: torch.Tensor, features: torch.Tensor, pooled: torch.Tensor) -> torch.Tensor:
+    def _layered(self, last: torch.Tensor, features: torch.Tensor, pooled: torch.Tensor
+                 ) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
         """`last` moved as J object layers + the background: a softmax assigns each pixel of the last frame to a
         layer, and each layer gets a per-frame displacement from its pooled features (see `move_layers`). Only
         what moving changes is added to `last`, so unmoved layers keep the frame exactly, however soft the
-        assignment (a soft split alone would fade every object towards its background fill)."""
+        assignment (a soft split alone would fade every object towards its background fill). Also returns the
+        split's logits (B, J+1, H, W) and the displacements (B, K, J+1, 2) (round 19 supervises them)."""
         b, j, k = last.shape[0], self.config.layers + 1, self.config.frames
-        assign = torch.softmax(self.layer_head(features), 1)  # (B, J+1, H, W)
+        logits = self.layer_head(features)
+        assign = torch.softmax(logits, 1)  # (B, J+1, H, W)
         per_layer = torch.einsum("bjhw,bchw->bjc", assign, features) / (assign.sum((2, 3))[..., None] + 1e-3)
         shift = self.shift_head(torch.cat([per_layer, pooled[:, None].expand(-1, j, -1)], 2))  # (B, J+1, 2K)
-        moved = move_layers(last, assign, shift.reshape(b, j, k, 2).transpose(1, 2))
-        return last[:, None] + moved - move_layers(last, assign, torch.zeros(b, 1, j, 2))
+        shift = shift.reshape(b, j, k, 2).transpose(1, 2)
+        moved = move_layers(last, assign, shift)
+        return last[:, None] + moved - move_layers(last, assign, torch.zeros(b, 1, j, 2)), (logits, shift)
 
     def _warped(self, last: torch.Tensor, features: torch.Tensor) -> torch.Tensor:
         """`last` (B, 3, H, W) backward-warped by K predicted flows: (B, K, 3, H, W). Moving content (pans,

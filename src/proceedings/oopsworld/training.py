@@ -26,6 +26,7 @@ from proceedings.core.staging import Paused, past_deadline, pause_message
 from proceedings.oopsworld.data import Episode
 from proceedings.oopsworld.encoders import TokenBank, minilm, op_words, scene_words, structured_bank, text_bank
 from proceedings.oopsworld.generator import ChunkGenerator, change_weighted_l1, changed_colour_l1
+from proceedings.oopsworld.layer_targets import LayerTargets, layer_loss, layer_targets
 
 log = logging.getLogger(__name__)
 MAX_SKIPS = 50
@@ -42,6 +43,7 @@ class SegmentData:
     explicit: TokenBank
     depth: np.ndarray  # (E*S,) ops in the boundary's program
     dynamics: np.ndarray  # (E*S,) the program's dynamics level
+    layers: LayerTargets  # (E*S) the world's layer split and motions (round 19's layer supervision)
 
     @property
     def count(self) -> int:
@@ -74,7 +76,8 @@ def segment_data(episodes: list[Episode], encoder: str) -> SegmentData:
         raise ProceedingsError(f"unknown encoder '{encoder}'; use 'structured' or 'text'")
     return SegmentData(np.stack([ep.frames for ep in episodes]), s, episodes[0].programs[0].frames, implicit, explicit,
                        np.array([len(p.ops) for ep in episodes for p in ep.programs]),
-                       np.array([p.dynamics for ep in episodes for p in ep.programs]))
+                       np.array([p.dynamics for ep in episodes for p in ep.programs]),
+                       layer_targets(episodes, episodes[0].frames.shape[1]))
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ class TrainConfig:
     change_weight: float = 4.0
     end_weight: float = 0.5  # share of the loss on the chunk's end state (the frame the probes read)
     colour_weight: float = 0.0  # > 0: + this x the end head's colour L1 inside the GT changed region (round 18)
+    layer_weight: float = 0.0  # > 0: + this x the object layers' loss against the world's split and motions (r19)
     checkpoint_every: int = 100
     seed: int = 0
 
@@ -147,21 +151,26 @@ def train_forcing(model: ChunkGenerator, data: SegmentData, surface: str, config
         ids = rng.integers(0, data.count, config.batch)
         history, target = data.chunk(ids)
         values, mask = data.tokens(surface, ids)
-        return forcing_loss(model, history, target, values, mask, config)
+        return forcing_loss(model, history, target, values, mask, config,
+                            data.layers.take(ids) if config.layer_weight else None)
 
     return _loop(model, config, step, checkpoint, desc, until, deadline)
 
 
 def forcing_loss(model: ChunkGenerator, history: torch.Tensor, target: torch.Tensor, values: torch.Tensor,
-                 mask: torch.Tensor, config: TrainConfig) -> torch.Tensor:
+                 mask: torch.Tensor, config: TrainConfig, layers: tuple | None = None) -> torch.Tensor:
     """Change-weighted L1 of the chunk to GT; with `colour_weight`, plus the end head's colour L1 inside the GT
-    changed region (round 18: the colour learns what to paint there before its mask opens)."""
+    changed region (round 18: the colour learns what to paint there before its mask opens); with `layer_weight`,
+    plus the object layers' loss against `layers` (labels, shifts, present; `LayerTargets.take`, round 19)."""
     last = history[:, -1]
-    if not config.colour_weight:
-        return change_weighted_l1(model(history, values, mask), target, last, config.change_weight, config.end_weight)
-    pred, colour = model(history, values, mask, with_colour=True)
-    return (change_weighted_l1(pred, target, last, config.change_weight, config.end_weight)
-            + config.colour_weight * changed_colour_l1(colour, target[:, -1], last))
+    out = model(history, values, mask, with_colour=bool(config.colour_weight), with_layers=bool(config.layer_weight))
+    pred, extras = (out[0], list(out[1:])) if isinstance(out, tuple) else (out, [])
+    loss = change_weighted_l1(pred, target, last, config.change_weight, config.end_weight)
+    if config.colour_weight:
+        loss = loss + config.colour_weight * changed_colour_l1(extras.pop(0), target[:, -1], last)
+    if config.layer_weight:
+        loss = loss + config.layer_weight * layer_loss(*extras.pop(0), *layers)
+    return loss
 
 
 # ---- decoupled distillation ----------------------------------------------------------------------
@@ -183,7 +192,8 @@ def stage_pool(data: SegmentData, stage: int) -> np.ndarray:
 class DistillConfig:
     max_rollout: int = 3  # self-rollout segments before the graded chunk, in the last stage
     lambda_gt: float = 0.2  # the small GT term (spec §2.5)
-    curriculum: bool = True
+    curriculum: bool = True  # False: every stage's segments from the first step (the no-curriculum ablation)
+    teacher_surface: str = "explicit"  # the teacher's tokens; "implicit" = the coupled-teacher ablation (spec §2.5)
 
 
 def train_distill(student: ChunkGenerator, teacher: ChunkGenerator, data: SegmentData, config: TrainConfig,
@@ -218,7 +228,7 @@ def train_distill(student: ChunkGenerator, teacher: ChunkGenerator, data: Segmen
         values, mask = data.tokens("implicit", ids)
         pred = student(history, values, mask)
         with torch.no_grad():
-            t_values, t_mask = data.tokens("explicit", ids)
+            t_values, t_mask = data.tokens(distill.teacher_surface, ids)
             teacher_pred = teacher(history, t_values, t_mask)
         last = history[:, -1]
         return (change_weighted_l1(pred, teacher_pred, last, config.change_weight, config.end_weight)

@@ -249,8 +249,14 @@ def render_segment(scene: dict, program: Program, frames: int = 8, size: int = 3
 
     Frame k (1..K) shows phase k/K, so the last frame is exactly `render(end, t0 + K)`.
     """
+    video = np.stack([compose(state, t0 + k, seed, size)
+                      for k, state in enumerate(trajectory(scene, program, frames, max_objects), 1)])
+    return video, advance(program.apply(scene, max_objects=max_objects), frames)
+
+
+def trajectory(scene: dict, program: Program, frames: int = 8, max_objects: int = 3) -> list[dict]:
+    """The program's per-frame trajectory (spec §2.2): the world state of each frame k = 1..K of the segment, from
+    `scene` towards `program.apply(scene)` at phase k/K with each operator's temporal profile (`render_state`)."""
     after = program.apply(scene, max_objects=max_objects)
     jumps = frozenset(op.target for op in program.ops if op.op == "jump")
-    video = np.stack([compose(render_state(scene, after, k / frames, k, jumps), t0 + k, seed, size)
-                      for k in range(1, frames + 1)])
-    return video, advance(after, frames)
+    return [render_state(scene, after, k / frames, k, jumps) for k in range(1, frames + 1)]
