@@ -81,9 +81,9 @@ CONFIGS = {
                              estimator=EstimatorConfig(size=32, renders_per_world=60, steps=60, batch=8),
                              train=TrainConfig(steps=60, batch=8, lr=2e-3, warmup=5, ema_decay=0.9),
                              bench_batches=(1, 32), bench_trials=3, bench_seconds=0.1, bootstrap=1000),
-    # laptop scale: the prototype's data sizes with the tiny estimator and the GAN; 400 steps per arm: the whole
-    # run (estimator 500 steps included) is ~1,255 CPU-s fresh, 5 % over issue 29's 20 min (README); the
-    # ablation rows (ablations=True, three more arms) are a documented longer run.
+    # laptop scale: the prototype's data sizes with the tiny estimator and the GAN; 1,200 steps per arm since round 19
+    # (issue 29's gate fallback "steps"; 400 before): ~1,700 CPU-s fresh on one thread, over the issue's 20 min
+    # (README); the ablation rows (ablations=True, three more arms) are a documented longer run.
     "small": ExperimentConfig(size=32, singles=1500, pairs=1500, test_pairs=200,
                               estimator=EstimatorConfig(size=32, renders_per_world=500, steps=500, batch=32),
                               train=TrainConfig(steps=1200, batch=32, lr=2e-3, warmup=20, ema_decay=0.99,
