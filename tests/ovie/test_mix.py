@@ -63,8 +63,9 @@ def test_mix_rows_are_off_in_every_preset_and_do_not_move_the_run_folder():
 
 def test_a_probe_scores_only_finished_arms(tmp_path, monkeypatch):
     monkeypatch.setenv("PROCEEDINGS_CACHE", str(tmp_path))
-    with pytest.raises(ProceedingsError, match="not a finished 400-step arm"):
-        finished_arm(experiment_config("small", 0), 0, "ovie_A750")
+    cfg = experiment_config("small", 0)
+    with pytest.raises(ProceedingsError, match=f"not a finished {cfg.train.steps}-step arm"):
+        finished_arm(cfg, 0, "ovie_A750")
 
 
 CASES = {"B hurts": {"ovie_AB": 22.5, "ovie_AC": 23.8}, "C hurts": {"ovie_AB": 23.8, "ovie_AC": 22.5},

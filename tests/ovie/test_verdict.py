@@ -32,6 +32,14 @@ def test_every_check_of_the_verdict_can_fail_alone_and_the_baseline_as_ovie_fail
     assert audit(verdict, PASSING, COUNTERFACTUALS) == []
 
 
+def test_over_seeds_the_bootstrap_check_needs_every_seeds_interval_above_zero():
+    one_seed_below = {"per_seed": [[0.5, 1.5], [-0.1, 1.4], [0.6, 1.6]]}
+    checks = verdict({**PASSING["metrics"], "ovie_minus_mv_B_ci": one_seed_below}, PASSING["baseline"])
+    assert [rule for rule, holds in checks.items() if not holds] == [rule for rule in checks if "OVIE(B) > MV(B)" in rule]
+    assert all(verdict({**PASSING["metrics"], "ovie_minus_mv_B_ci": {"per_seed": [[0.5, 1.5], [0.1, 1.4]]}},
+                       PASSING["baseline"]).values())
+
+
 def test_a_splat_that_misses_a_valid_pixel_fails_the_first_gate():
     checks = verdict({**PASSING["metrics"], "identity_visibility_covers_valid": False}, PASSING["baseline"])
     assert [rule for rule, holds in checks.items() if not holds] == [next(iter(checks))]

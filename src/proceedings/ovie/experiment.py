@@ -81,12 +81,12 @@ CONFIGS = {
                              estimator=EstimatorConfig(size=32, renders_per_world=60, steps=60, batch=8),
                              train=TrainConfig(steps=60, batch=8, lr=2e-3, warmup=5, ema_decay=0.9),
                              bench_batches=(1, 32), bench_trials=3, bench_seconds=0.1, bootstrap=1000),
-    # laptop scale: the prototype's data sizes with the tiny estimator and the GAN; 400 steps per arm: the whole
-    # run (estimator 500 steps included) is ~1,255 CPU-s fresh, 5 % over issue 29's 20 min (README); the
-    # ablation rows (ablations=True, three more arms) are a documented longer run.
+    # laptop scale: the prototype's data sizes with the tiny estimator and the GAN; 1,200 steps per arm since round 19
+    # (issue 29's gate fallback "steps"; 400 before): ~1,700 CPU-s fresh on one thread, over the issue's 20 min
+    # (README); the ablation rows (ablations=True, three more arms) are a documented longer run.
     "small": ExperimentConfig(size=32, singles=1500, pairs=1500, test_pairs=200,
                               estimator=EstimatorConfig(size=32, renders_per_world=500, steps=500, batch=32),
-                              train=TrainConfig(steps=400, batch=32, lr=2e-3, warmup=20, ema_decay=0.99,
+                              train=TrainConfig(steps=1200, batch=32, lr=2e-3, warmup=20, ema_decay=0.99,
                                                 checkpoint_every=25),
                               bench_trials=3, bench_seconds=0.1, resume=True),
     # paper scale: ViT-B at 256 px, a local Hugging Face depth model; builds and starts on a GPU.
@@ -338,7 +338,9 @@ def what_costs_a_plus_c(psnr: dict[str, float], margin: float = MIX_MARGIN_DB) -
 
 
 def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dict[str, bool]:
-    """The gate (measured first), then issue 29's claim; every threshold fixed before measuring."""
+    """The gate (measured first), then issue 29's claim; every threshold fixed before measuring. Over seeds
+    (`reproduce --seeds`, `combine`) each threshold holds on the seeds' means and the bootstrap check holds only when
+    every seed's interval is above 0 (rule fixed in round 19 before the first several-seed record)."""
     m, mv_a, mv_b = metrics, baseline["psnr_A"], baseline["psnr_B"]
     return {
         "gate: the identity-pose splat returns the source (max |diff| <= 1e-6) and sees every valid pixel":
@@ -349,13 +351,18 @@ def verdict(metrics: dict, baseline: dict, intervals: dict | None = None) -> dic
         f"gate: MV(A) >= copy(A) + {MV_OVER_COPY_DB:g} dB": mv_a >= m["copy_psnr_A"] + MV_OVER_COPY_DB,
         f"gate: OVIE(A) >= copy(A) + {OVIE_OVER_COPY_DB:g} dB": m["psnr_A"] >= m["copy_psnr_A"] + OVIE_OVER_COPY_DB,
         "OVIE(B) > MV(B), the 95 % paired-bootstrap lower bound over test pairs > 0":
-            m["psnr_B"] > mv_b and m["ovie_minus_mv_B_ci"][0] > 0,
+            m["psnr_B"] > mv_b and min(lower_ends(m["ovie_minus_mv_B_ci"])) > 0,
         f"OVIE(A) >= MV(A) - {IN_DOMAIN_SLACK_DB:g} dB": m["psnr_A"] >= mv_a - IN_DOMAIN_SLACK_DB,
         f"OVIE fine-tuned on A pairs for {FINETUNE_FRACTION:.0%} of its steps: FT(A) >= MV(A) - {FINETUNE_SLACK_DB:g} dB":
             m["ft_psnr_A"] >= mv_a - FINETUNE_SLACK_DB,
         "OVIE's images/s > the depth + splat + inpaint pipeline's at every bench size and batch (one thread, CPU clock)":
             m["fps_ratio_min"] > 1,
     }
+
+
+def lower_ends(ci: list | dict) -> list[float]:
+    """The lower end of a run's bootstrap interval, or of each seed's once seeds are combined ({"per_seed": [...]})."""
+    return [interval[0] for interval in ci["per_seed"]] if isinstance(ci, dict) else [ci[0]]
 
 
 def notes(metrics: dict, baseline: dict) -> str:
