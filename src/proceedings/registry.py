@@ -66,7 +66,7 @@ class System:
         set_threads(threads)
         with stopwatch() as elapsed:
             runs = [experiment.reproduce(scale, seed=seed) for seed in seeds]
-        result = runs[0] if len(runs) == 1 else combine(runs, experiment.verdict)
+        result = runs[0] if len(runs) == 1 else combine(runs, experiment.verdict, getattr(experiment, "contrasts", None))
         result.duration_s, result.cpu_s = round(elapsed.wall_s, 2), round(elapsed.cpu_s, 2)
         result.versions = package_versions(("proceedings", "torch", "transformers") + self.needs)
         results.save(result)
@@ -92,7 +92,8 @@ class System:
             raise ProceedingsError(f"seed(s) {sorted({s for s in seeds if seeds.count(s) > 1})} given by more than one source")
         if any(_without_seeds(run.config) != _without_seeds(runs[0].config) for run in runs):
             raise ProceedingsError("the records were made with different configurations; combine only runs of one preset")
-        result = combine(runs, self.experiment().verdict)
+        experiment = self.experiment()
+        result = combine(runs, experiment.verdict, getattr(experiment, "contrasts", None))
         result.duration_s = round(sum(run.duration_s or 0 for run in runs), 2)
         result.cpu_s = round(sum(run.cpu_s or 0 for run in runs), 2)
         result.notes += " Combined by `proceedings combine` from " + ", ".join(map(str, sources)) + \

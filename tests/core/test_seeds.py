@@ -125,3 +125,14 @@ def test_combine_refuses_runs_of_different_presets(monkeypatch, tmp_path):
         results.save(replace(run, config={"train": {"steps": steps, "seed": seed}}), root=tmp_path / f"s{seed}")
     with pytest.raises(ProceedingsError, match="different configurations"):
         system.combine("tiny", [tmp_path / "s0", tmp_path / "s1"])
+
+
+def test_an_experiments_contrasts_join_each_seeds_metrics_and_get_seed_intervals(monkeypatch, tmp_path):
+    fake = _fake_experiment()
+    fake.contrasts = lambda metrics, baseline: {"auc_gain": metrics["auc"] - baseline["auc"]}
+    monkeypatch.setitem(sys.modules, "proceedings.pro.experiment", fake)
+    monkeypatch.setenv("PROCEEDINGS_RESULTS", str(tmp_path))
+    result = System("pro", "t", "c").reproduce("tiny", seeds=(0, 1, 2))
+    gains = [run["metrics"]["auc"] - 0.6 for run in result.seeds["per_seed"]]
+    assert [run["metrics"]["contrasts"]["auc_gain"] for run in result.seeds["per_seed"]] == gains
+    assert result.seeds["spread"]["metrics.contrasts.auc_gain"]["values"] == pytest.approx(gains)

@@ -101,11 +101,16 @@ def mean_record(records: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-def combine(runs: list["Result"], verdict: Callable[..., dict[str, bool]]) -> "Result":
+def combine(runs: list["Result"], verdict: Callable[..., dict[str, bool]],
+            contrasts: Callable[[dict, dict], dict[str, float]] | None = None) -> "Result":
     """One record for several seeds: the means, every seed's numbers and checks, the spread of each
-    number, and the verdict re-stated over the means with 95 % intervals."""
+    number, and the verdict re-stated over the means with 95 % intervals. `contrasts(metrics, baseline)`
+    (an experiment's, optional) gives a seed's paired differences from its own numbers; they are stored
+    in its metrics as `contrasts`, so the verdict reads their seed intervals (`metrics.contrasts.*`)."""
     from dataclasses import replace
 
+    if contrasts is not None:
+        runs = [replace(run, metrics={**run.metrics, "contrasts": contrasts(run.metrics, run.baseline)}) for run in runs]
     measured = [{"metrics": run.metrics, "baseline": run.baseline} for run in runs]
     spread = spreads(measured)
     metrics, baseline = mean_record([r.metrics for r in runs]), mean_record([r.baseline for r in runs])

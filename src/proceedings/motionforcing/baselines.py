@@ -12,21 +12,22 @@ import torch
 
 from proceedings.core.errors import ProceedingsError
 from proceedings.motionforcing.dataset import Batch
-from proceedings.motionforcing.networks import VideoNet, unet_parameters
+from proceedings.motionforcing.networks import VideoNet, video_net, video_net_parameters
 from proceedings.motionforcing.stages import PER_FRAME, STATIC, rgb_loss
 
 
-def direct_net(frames: int, width: int | tuple[int, int, int]) -> VideoNet:
-    return VideoNet(frames, STATIC, PER_FRAME, 3, width)
+def direct_net(frames: int, width: int | tuple[int, int, int], temporal: str = "channels") -> VideoNet:
+    return video_net(frames, STATIC, PER_FRAME, 3, width, temporal)
 
 
-def matched_direct_width(frames: int, target_params: int, tolerance: float = 0.05) -> tuple[int, int, int]:
+def matched_direct_width(frames: int, target_params: int, tolerance: float = 0.05,
+                         temporal: str = "channels") -> tuple[int, int, int]:
     """Widths (w, 2w, w3) with a parameter count within `tolerance` of `target_params`, w3 as near 4w as allowed."""
-    cin, cout = STATIC + frames * PER_FRAME, 3 * frames
+    count = lambda c: video_net_parameters(frames, STATIC, PER_FRAME, 3, c, temporal)  # noqa: E731
     candidates = [(w, 2 * w, w3) for w in range(4, 65) for w3 in range(2 * w, 6 * w + 1)]
-    off = lambda c: abs(unet_parameters(cin, cout, c) - target_params) / target_params  # noqa: E731
+    off = lambda c: abs(count(c) - target_params) / target_params  # noqa: E731
     best = min(candidates, key=lambda c: (off(c) > tolerance / 2, abs(c[2] - 4 * c[0]), off(c)))
-    got = unet_parameters(cin, cout, best)
+    got = count(best)
     if abs(got - target_params) > tolerance * target_params:
         raise ProceedingsError(f"no direct-model width matches {target_params} parameters within {tolerance:.0%}")
     return best

@@ -44,18 +44,24 @@ def data(clips: int = typer.Option(..., help="Clips to render."), frames: int = 
 @app.command()
 def train(out: Path = typer.Option(..., help="Run folder: one resumable checkpoint per network, config.json."),
           scale: str = typer.Option("tiny", help="Preset whose data, widths and steps to use (tiny or small)."),
-          seed: int = 0) -> None:
+          seed: int = 0,
+          temporal: str = typer.Option("channels", help="Network layout: channels (frames folded into channels, the "
+                                                        "records') or factorised (per-frame 2D + temporal 1D convs).")) -> None:
     """Train stage 1 (MPR and full points), stage 2, the matched direct model and the localiser; re-run resumes."""
     from proceedings.core.staging import budget_deadline
     from proceedings.motionforcing.comparison import datasets, train_arms
     from proceedings.motionforcing.experiment import BUDGET_ENV, CONFIGS
+    from proceedings.motionforcing.networks import TEMPORAL
 
     cfg = CONFIGS.get(scale)
     if cfg is None or cfg.backend != "unet":
         raise ProceedingsError(f"train runs the UNet presets (tiny, small), not '{scale}'")
+    if temporal not in TEMPORAL:
+        raise ProceedingsError(f"--temporal {temporal!r}: choose one of {', '.join(TEMPORAL)}")
     deadline = budget_deadline(BUDGET_ENV)
-    train_arms(cfg, datasets(cfg, seed, deadline)["train"], seed, out, deadline)
-    (out / "config.json").write_text(json.dumps({"scale": scale, "seed": seed, **asdict(cfg)}, indent=1))
+    train_arms(cfg, datasets(cfg, seed, deadline)["train"], seed, out, deadline, temporal)
+    (out / "config.json").write_text(json.dumps({"scale": scale, "seed": seed, "temporal": temporal, **asdict(cfg)},
+                                                indent=1))
     console.print(f"trained every arm into {out}")
 
 
@@ -121,7 +127,8 @@ def evaluate(run: Path = typer.Option(..., help="Run folder from `train`."),
 @app.command()
 def bench(sizes: str = "32,64", clips: int = 4,
           scale: str = typer.Option("", help="Also time generation and each evaluator at this preset's size, frames "
-                                             "and widths (fresh weights: speed does not depend on training).")) -> None:
+                                             "and widths (fresh weights: speed does not depend on training)."),
+          temporal: str = typer.Option("channels", help="The networks' layout for --scale: channels or factorised.")) -> None:
     """Renderer ms/frame and clips/s at each size; with --scale, generated clips/s and evaluator s/clip (one thread)."""
     from proceedings.motionforcing import drive_world
 
@@ -132,11 +139,11 @@ def bench(sizes: str = "32,64", clips: int = 4,
         cpu = time.process_time() - start
         console.print(f"{size} px: {1000 * cpu / (8 * clips):.1f} ms/frame CPU (sampling included), {clips / cpu:.2f} clips/s")
     if scale:
-        for line in _model_speeds(scale, clips):
+        for line in _model_speeds(scale, clips, temporal):
             console.print(line)
 
 
-def _model_speeds(scale: str, clips: int) -> list[str]:
+def _model_speeds(scale: str, clips: int, temporal: str = "channels") -> list[str]:
     """CPU seconds per clip of MF generation (stage 1 + stage 2), B1 generation and each frozen evaluator."""
     import numpy as np
     import torch
@@ -154,8 +161,8 @@ def _model_speeds(scale: str, clips: int) -> list[str]:
         raise ProceedingsError(f"bench --scale times the UNet presets (tiny, small, long), not '{scale}'")
     T = cfg.frames
     data = ClipSet.from_clips([drive_world.sample(seed, T, cfg.size, cfg.agents) for seed in range(clips)])
-    s1, s2 = stage1_net(T, cfg.width_stage1).eval(), stage2_net(T, cfg.width_stage2).eval()
-    b1 = direct_net(T, matched_direct_width(T, parameters(s1) + parameters(s2))).eval()
+    s1, s2 = stage1_net(T, cfg.width_stage1, temporal).eval(), stage2_net(T, cfg.width_stage2, temporal).eval()
+    b1 = direct_net(T, matched_direct_width(T, parameters(s1) + parameters(s2), temporal=temporal), temporal).eval()
     b = batch(data, np.arange(clips), data.given_all())
     jobs = {"MF generation (stage 1 + stage 2)": lambda: appearance(s2, b.image0, shape(s1, b)),
             "B1 generation": lambda: direct(b1, b),
@@ -163,7 +170,8 @@ def _model_speeds(scale: str, clips: int) -> list[str]:
                                                                      data.colours, ev.scorable(data)),
             "FVMD-proxy features (LK tracks)": lambda: ev.motion_features(data.rgb),
             "ego-flow EPE (registration)": lambda: ego_epe(data.rgb, data)}
-    lines = []
+    lines = [f"networks in the {temporal} layout (B1 {parameters(b1):,} parameters, stage 1 + stage 2 "
+             f"{parameters(s1) + parameters(s2):,})"]
     for name, job in jobs.items():
         with torch.no_grad():
             start = time.process_time()

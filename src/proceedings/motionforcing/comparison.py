@@ -72,9 +72,10 @@ class Arms:
 
 
 def train_arms(cfg: ExperimentConfig, data: ClipSet, seed: int, folder: Path | None = None,
-               deadline: float | None = None) -> Arms:
+               deadline: float | None = None, temporal: str = "channels") -> Arms:
     """Every network, each from the same seed, on the same (seed, step) batches; checkpointed in the run folder,
-    pausing past `deadline` (time.time())."""
+    pausing past `deadline` (time.time()). `temporal`: the networks' layout (`networks.py`; the records use
+    channels)."""
     folder, logs = folder or run_folder(cfg, seed), {}
     T = cfg.frames
     direct_steps = cfg.steps_stage1 + cfg.steps_stage2  # B1 gets MF's total optimiser steps
@@ -86,9 +87,9 @@ def train_arms(cfg: ExperimentConfig, data: ClipSet, seed: int, folder: Path | N
         return net
 
     torch.manual_seed(seed)
-    s1, s1_full = stage1_net(T, cfg.width_stage1), stage1_net(T, cfg.width_stage1)
-    s2 = stage2_net(T, cfg.width_stage2)
-    b1 = direct_net(T, matched_direct_width(T, parameters(s1) + parameters(s2)))
+    s1, s1_full = stage1_net(T, cfg.width_stage1, temporal), stage1_net(T, cfg.width_stage1, temporal)
+    s2 = stage2_net(T, cfg.width_stage2, temporal)
+    b1 = direct_net(T, matched_direct_width(T, parameters(s1) + parameters(s2), temporal=temporal), temporal)
     masked, full = batch_sampler(data, cfg.batch, seed, masked=True), batch_sampler(data, cfg.batch, seed, masked=False)
     fit("stage1_mpr", s1, shape_loss, masked, cfg.steps_stage1)
     fit("stage1_no_mpr", s1_full, shape_loss, full, cfg.steps_stage1)

@@ -42,7 +42,7 @@ def load_run(run: Path) -> tuple[ExperimentConfig, Arms]:
         raise ProceedingsError(f"run folder '{run}' has no config.json; train one with `motionforcing train --out {run}`")
     meta = json.loads(config.read_text())
     cfg = CONFIGS[meta["scale"]]
-    return cfg, train_arms(cfg, _Unfinished(), meta["seed"], run)
+    return cfg, train_arms(cfg, _Unfinished(), meta["seed"], run, temporal=meta.get("temporal", "channels"))
 
 
 class _Unfinished:

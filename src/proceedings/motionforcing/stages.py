@@ -16,19 +16,19 @@ from torch.nn import functional as F
 
 from proceedings.motionforcing.dataset import Batch
 from proceedings.motionforcing.image_quality import ssim
-from proceedings.motionforcing.networks import VideoNet
+from proceedings.motionforcing.networks import VideoNet, video_net
 
 STATIC, PER_FRAME = 4, 5  # [I0, D0]; [point video, point-valid, ego warp]
 MOVING_WEIGHT = 20.0  # L1 weight of pixels an agent covers at frame t or frame 0, in every arm's loss (else
 # the ~5 % of pixels that move are outweighed by the background, and every arm stays at copy-I0)
 
 
-def stage1_net(frames: int, width: int) -> VideoNet:
-    return VideoNet(frames, STATIC, PER_FRAME, 1, width)
+def stage1_net(frames: int, width: int, temporal: str = "channels") -> VideoNet:
+    return video_net(frames, STATIC, PER_FRAME, 1, width, temporal)
 
 
-def stage2_net(frames: int, width: int) -> VideoNet:
-    return VideoNet(frames, 3, 1, 3, width)
+def stage2_net(frames: int, width: int, temporal: str = "channels") -> VideoNet:
+    return video_net(frames, 3, 1, 3, width, temporal)
 
 
 def shape(net: VideoNet, b: Batch) -> torch.Tensor:
