@@ -52,11 +52,15 @@ class UNet(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         skips = []
         for i, block in enumerate(self.down):
-            x = block(x if i == 0 else F.avg_pool2d(x, 2))
+            x = self.after_block(i, block(x if i == 0 else F.avg_pool2d(x, 2)))
             skips.append(x)
-        for block, skip in zip(self.up, reversed(skips[:-1])):
-            x = block(torch.cat([F.interpolate(x, scale_factor=2.0, mode="nearest"), skip], 1))
+        for i, (block, skip) in enumerate(zip(self.up, reversed(skips[:-1])), len(self.down)):
+            x = self.after_block(i, block(torch.cat([F.interpolate(x, scale_factor=2.0, mode="nearest"), skip], 1)))
         return self.head(x)
+
+    def after_block(self, index: int, x: torch.Tensor) -> torch.Tensor:
+        """What follows block `index` (0-4, down then up): nothing here; the factorised layout mixes frames."""
+        return x
 
 
 def parameters(model: nn.Module) -> int:
@@ -111,14 +115,8 @@ class FactorisedUNet(UNet):
         w1, w2, w3 = widths(width)
         self.temporal = nn.ModuleList([TemporalConv(w, frames) for w in (w1, w2, w3, w2, w1)])  # after each block
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:  # (B*T, cin, H, W) -> (B*T, cout, H, W)
-        skips, mix = [], iter(self.temporal)
-        for i, block in enumerate(self.down):
-            x = next(mix)(block(x if i == 0 else F.avg_pool2d(x, 2)))
-            skips.append(x)
-        for block, skip in zip(self.up, reversed(skips[:-1])):
-            x = next(mix)(block(torch.cat([F.interpolate(x, scale_factor=2.0, mode="nearest"), skip], 1)))
-        return self.head(x)
+    def after_block(self, index: int, x: torch.Tensor) -> torch.Tensor:  # x (B*T, C, H, W)
+        return self.temporal[index](x)
 
 
 class FactorisedVideoNet(nn.Module):
