@@ -46,7 +46,8 @@ def test_a_splat_that_misses_a_valid_pixel_fails_the_first_gate():
 
 
 @pytest.mark.parametrize("record", ["tiny.json", "small.json", "small/round16_pitch_law.json",
-                                    "small/round16b_ablations.json", "small/round16c_ablations_seed1.json"])
+                                    "small/round16b_ablations.json", "small/round16c_ablations_seed1.json",
+                                    *(f"small/r{r}_seed{s}/ovie/small.json" for r in ("19", "20_ablations") for s in (0, 1, 2))])
 def test_the_committed_records_re_judge_to_their_stored_checks(record):
     path = Path(__file__).parents[2] / "results" / "ovie" / record
     if not path.exists():
