@@ -10,10 +10,8 @@ import shutil
 import sys
 from dataclasses import asdict, replace
 
-import numpy as np
-from scipy import stats
-
 from proceedings.core.runtime import load_checkpoint
+from proceedings.core.seeds import Spread
 from proceedings.ovie import experiment as e
 
 ROWS = ("ovie_no_gan", "ovie_A_only", "ovie_no_mask", "mv", "ovie_ft", "copy")
@@ -36,8 +34,9 @@ def copy_shared_arms(seed: int) -> None:
 
 
 def mean_interval(values: list[float]) -> list[float]:
-    m, half = float(np.mean(values)), float(stats.t.ppf(0.975, len(values) - 1) * stats.sem(values))
-    return [round(m, 3), round(m - half, 3), round(m + half, 3)]
+    """[mean, low, high]: the Student-t 95 % interval of the mean over seeds (`core.seeds.Spread`)."""
+    spread = Spread(tuple(values))
+    return [round(v, 3) for v in (spread.mean, *spread.ci95)]
 
 
 def read(folders: list[str]) -> dict:
